@@ -1,0 +1,61 @@
+//===- DistLayout.h - dist attributes <-> the layout model ------*- C++ -*-===//
+//
+// Bridges the dist dialect's attributes to muon::layout (the one
+// implementation of local shapes and offsets) and gives passes the queries
+// they need: look up a mesh, check a layout, compute a rank's local block,
+// map a layout to its cotangent.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_DIALECT_DIST_IR_DISTLAYOUT_H
+#define MUON_DIALECT_DIST_IR_DISTLAYOUT_H
+
+#include "muon/Dialect/Dist/IR/DistOps.h"
+#include "muon/Layout/Layout.h"
+
+namespace muon {
+namespace dist {
+
+/// Finds the dist.mesh `name` visible from `from`, or null.
+MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr name,
+                  mlir::SymbolTableCollection *tables = nullptr);
+
+/// The mesh as a plain layout::Mesh.
+layout::Mesh toLayoutMesh(MeshOp mesh);
+
+/// Converts `attr` for a tensor on `mesh`. Names that do not resolve (an
+/// unknown axis, an unknown flat group) are reported through `emitError`.
+mlir::FailureOr<layout::Layout>
+toLayout(LayoutAttr attr, MeshOp mesh, mlir::Operation *from,
+         llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+         mlir::SymbolTableCollection *tables = nullptr);
+
+/// Checks `type` against the mesh it names, reporting through `emitError`:
+/// unknown mesh / axis / group, placement count, shard dims, storage rules.
+mlir::LogicalResult
+verifyDistTensorType(DistTensorType type, mlir::Operation *from,
+                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                     mlir::SymbolTableCollection *tables = nullptr);
+
+/// The local block of `type` on the rank at `coords`. The type must verify.
+layout::LocalShard localShardOf(DistTensorType type, mlir::Operation *from,
+                                llvm::ArrayRef<int64_t> coords);
+
+/// The local tensor type of `type`: a dim is static when every rank holds the
+/// same size there, dynamic otherwise. The type must verify.
+mlir::RankedTensorType localTensorType(DistTensorType type,
+                                       mlir::Operation *from);
+
+/// Placement conversions.
+layout::Placement toLayoutPlacement(PlacementAttr attr);
+PlacementAttr fromLayoutPlacement(mlir::MLIRContext *ctx,
+                                  const layout::Placement &p);
+
+/// The cotangent of a placement (seed 002): shard->shard,
+/// replicate->replicate, partial->reduced, reduced->partial<sum>.
+PlacementAttr getCotangent(PlacementAttr primal);
+
+} // namespace dist
+} // namespace muon
+
+#endif // MUON_DIALECT_DIST_IR_DISTLAYOUT_H

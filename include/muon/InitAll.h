@@ -1,0 +1,33 @@
+//===- InitAll.h - Register the project's dialects and passes ---*- C++ -*-===//
+//
+// The entry points a host compiler calls to use this project:
+//
+//   mlir::DialectRegistry registry;
+//   muon::registerAllDialects(registry);   // dist (+ muon once it lands)
+//   muon::registerAllPasses();
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_INITALL_H
+#define MUON_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace muon {
+
+/// Registers the project's dialects (not upstream ones).
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers the project's passes and pipelines with the global registry.
+void registerAllPasses();
+
+/// Registers the project's dialects plus the upstream dialects, extensions and
+/// passes a user of muon-opt needs around them.
+void registerToolDialects(mlir::DialectRegistry &registry);
+void registerToolPasses();
+
+} // namespace muon
+
+#endif // MUON_INITALL_H

@@ -1,0 +1,177 @@
+//===- Layout.h - Where a distributed tensor lives, in plain C++ -*- C++ -*-===//
+//
+// The one implementation of the layout arithmetic of the project: which part
+// of a global tensor a rank holds, for every compute placement and storage
+// sharding. It depends only on the C++ standard library so that the runtime
+// (which must not link LLVM) computes exactly what the compiler computes.
+//
+// The MLIR attributes of the `dist` dialect convert to these structs
+// (muon/Dialect/Dist/IR/DistLayout.h); passes, the runtime and the tests all
+// call localShard() below.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_LAYOUT_LAYOUT_H
+#define MUON_LAYOUT_LAYOUT_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace muon {
+namespace layout {
+
+/// A device mesh: named axes with sizes. A rank's coordinates are row-major
+/// over the axes in declared order.
+struct Mesh {
+  std::vector<std::string> axisNames;
+  std::vector<int64_t> sizes;
+
+  int64_t numAxes() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t numRanks() const;
+  /// Index of the axis called `name`, or -1.
+  int axisIndex(const std::string &name) const;
+  std::vector<int64_t> coords(int64_t rank) const;
+  int64_t rank(const std::vector<int64_t> &coords) const;
+  /// Number of ranks in the sub-mesh spanned by `axes`.
+  int64_t groupSize(const std::vector<int> &axes) const;
+};
+
+enum class PlacementKind { Shard, Replicate, Partial, Reduced };
+enum class ReduceKind { Sum, Avg, Max, Min };
+
+/// The compute placement of a tensor on one mesh axis (as in DTensor).
+struct Placement {
+  PlacementKind kind = PlacementKind::Replicate;
+  int64_t dim = -1;                // Shard only.
+  ReduceKind reduce = ReduceKind::Sum; // Partial only.
+
+  static Placement shard(int64_t d) { return {PlacementKind::Shard, d, {}}; }
+  static Placement replicate() { return {}; }
+  static Placement partial(ReduceKind r = ReduceKind::Sum) {
+    return {PlacementKind::Partial, -1, r};
+  }
+  static Placement reduced() { return {PlacementKind::Reduced, -1, {}}; }
+  bool operator==(const Placement &o) const {
+    return kind == o.kind && (kind != PlacementKind::Shard || dim == o.dim) &&
+           (kind != PlacementKind::Partial || reduce == o.reduce);
+  }
+  bool operator!=(const Placement &o) const { return !(*this == o); }
+  /// True when every rank of the axis holds the same data at runtime.
+  bool isReplicated() const {
+    return kind == PlacementKind::Replicate || kind == PlacementKind::Reduced;
+  }
+};
+
+/// The cotangent (gradient) placement of a primal placement (seed 002):
+/// shard->shard, replicate->replicate, partial->reduced, reduced->partial(sum).
+Placement cotangent(const Placement &primal);
+
+enum class StorageKind { None, Dim, Block, Flat, Whole };
+
+/// One memory-only split: tensor dim `dim` split over mesh axis `axis`,
+/// evenly (empty weights) or in proportion to `weights` (one per axis rank).
+struct StorageSplit {
+  int axis = -1;
+  int64_t dim = -1;
+  std::vector<int64_t> weights;
+};
+
+/// A group of tensors flattened and concatenated into one buffer that is
+/// split by elements over one mesh axis (FSDP1). Members are given by their
+/// element counts, in buffer order.
+struct FlatGroup {
+  int axis = -1;
+  std::vector<int64_t> memberNumel;
+  std::vector<int64_t> weights;
+};
+
+/// Storage (memory-only) sharding applied on top of the compute placements.
+struct Storage {
+  StorageKind kind = StorageKind::None;
+  std::vector<StorageSplit> splits; // Dim: one, Block: two (outer first).
+  FlatGroup group;                  // Flat.
+  int64_t member = -1;              // Flat: index of this tensor in group.
+  int axis = -1;                    // Whole: the axis the owner is on.
+  int64_t owner = -1;               // Whole: owner's coordinate on `axis`.
+
+  /// Mesh axes this storage sharding splits over.
+  std::vector<int> axes() const;
+};
+
+/// A full layout: one placement per mesh axis, the nesting order of axes
+/// that shard the same tensor dim, and optional storage sharding.
+struct Layout {
+  std::vector<Placement> placements;
+  /// For a tensor dim sharded by several axes: (dim, axes outer-first). A dim
+  /// absent here uses mesh-axis order (DTensor's default).
+  std::vector<std::pair<int64_t, std::vector<int>>> shardOrder;
+  Storage storage;
+};
+
+/// A contiguous range [offset, offset + size).
+struct Interval {
+  int64_t offset = 0;
+  int64_t size = 0;
+};
+
+/// Part `index` of a length split into `parts`.
+///
+/// Even (no weights): DTensor's chunk rule, chunk = ceil(length / parts);
+/// part i is [min(i*chunk, L), min((i+1)*chunk, L)), so trailing parts may be
+/// short or empty. Weighted: part i gets ceil(L * w_i / sum(w)) elements,
+/// handed out in order until the length runs out. Equal weights therefore
+/// give exactly the even rule.
+Interval chunk(int64_t length, int64_t parts, int64_t index,
+               const std::vector<int64_t> &weights = {});
+
+/// What one rank holds of a tensor.
+struct LocalShard {
+  /// Local shape. For Flat storage it is one-dimensional: the number of
+  /// elements of the flattened (compute-local) tensor this rank stores.
+  std::vector<int64_t> shape;
+  /// Global offset of the local block, per tensor dim. For Flat storage: one
+  /// entry, the element offset inside the flattened compute-local tensor.
+  std::vector<int64_t> offsets;
+  bool flattened = false;
+
+  int64_t numElements() const;
+};
+
+/// Mesh axes that shard tensor dim `dim`, outer split first.
+std::vector<int> shardAxesOf(const Layout &layout, const Mesh &mesh,
+                             int64_t dim);
+
+/// Checks weights for splitting over `parts` ranks: empty (even) or one
+/// positive weight per rank. Returns "" or a message starting with `what`.
+std::string verifyWeights(const std::vector<int64_t> &weights, int64_t parts,
+                          const std::string &what);
+
+/// Checks a layout for a tensor of `shape` on `mesh`. Returns the empty
+/// string when it is valid, else a message naming the first problem.
+std::string verify(const std::vector<int64_t> &shape, const Layout &layout,
+                   const Mesh &mesh);
+
+/// The part of the tensor that compute placements give the rank at `coords`
+/// (storage sharding ignored).
+LocalShard computeShard(const std::vector<int64_t> &shape,
+                        const Layout &layout, const Mesh &mesh,
+                        const std::vector<int64_t> &coords);
+
+/// What the rank at `coords` stores: compute placements first (outer), then
+/// storage sharding applied to the compute-local block (inner). Non-owners of
+/// Whole storage get the compute block with dim 0 of size 0. The layout must
+/// have passed verify().
+LocalShard localShard(const std::vector<int64_t> &shape, const Layout &layout,
+                      const Mesh &mesh, const std::vector<int64_t> &coords);
+
+/// The piece of member `member` that `coord` (on the group's axis) stores:
+/// an element range of that member's flattened data, possibly empty.
+Interval flatMemberRange(const FlatGroup &group, int64_t axisSize,
+                         int64_t member, int64_t coord);
+
+} // namespace layout
+} // namespace muon
+
+#endif // MUON_LAYOUT_LAYOUT_H

@@ -1,0 +1,203 @@
+//===- DistLayout.cpp - dist attributes <-> the layout model --------------===//
+
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace muon;
+using namespace muon::dist;
+
+MeshOp muon::dist::lookupMesh(Operation *from, FlatSymbolRefAttr name,
+                              SymbolTableCollection *tables) {
+  if (!name)
+    return {};
+  if (tables)
+    return tables->lookupNearestSymbolFrom<MeshOp>(from, name);
+  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, name);
+}
+
+layout::Mesh muon::dist::toLayoutMesh(MeshOp mesh) {
+  layout::Mesh m;
+  for (Attribute a : mesh.getAxisNames())
+    m.axisNames.push_back(cast<StringAttr>(a).getValue().str());
+  m.sizes.assign(mesh.getShape().begin(), mesh.getShape().end());
+  return m;
+}
+
+layout::Placement muon::dist::toLayoutPlacement(PlacementAttr attr) {
+  layout::Placement p;
+  p.kind = static_cast<layout::PlacementKind>(attr.getKind());
+  p.dim = attr.getDim();
+  p.reduce = static_cast<layout::ReduceKind>(attr.getReduce());
+  return p;
+}
+
+PlacementAttr muon::dist::fromLayoutPlacement(MLIRContext *ctx,
+                                              const layout::Placement &p) {
+  return PlacementAttr::get(ctx, static_cast<PlacementKind>(p.kind), p.dim,
+                            static_cast<ReduceKind>(p.reduce));
+}
+
+// The enums are declared in the same order in DistBase.td and Layout.h.
+static_assert(static_cast<int>(PlacementKind::Reduced) ==
+                  static_cast<int>(layout::PlacementKind::Reduced),
+              "placement kinds out of sync");
+static_assert(static_cast<int>(ReduceKind::Min) ==
+                  static_cast<int>(layout::ReduceKind::Min),
+              "reduce kinds out of sync");
+
+PlacementAttr muon::dist::getCotangent(PlacementAttr primal) {
+  return fromLayoutPlacement(primal.getContext(),
+                             layout::cotangent(toLayoutPlacement(primal)));
+}
+
+static std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+FailureOr<layout::Layout>
+muon::dist::toLayout(LayoutAttr attr, MeshOp mesh, Operation *from,
+                     function_ref<InFlightDiagnostic()> emitError,
+                     SymbolTableCollection *tables) {
+  layout::Layout result;
+  for (PlacementAttr p : attr.getPlacements())
+    result.placements.push_back(toLayoutPlacement(p));
+
+  auto axisIndex = [&](StringAttr name) -> FailureOr<int> {
+    int index = mesh.getAxisIndex(name.getValue());
+    if (index < 0) {
+      emitError() << "mesh @" << mesh.getSymName() << " has no axis '"
+                  << name.getValue() << "'";
+      return failure();
+    }
+    return index;
+  };
+
+  for (ShardOrderAttr o : attr.getOrder()) {
+    std::vector<int> axes;
+    for (StringAttr name : o.getAxes()) {
+      FailureOr<int> a = axisIndex(name);
+      if (failed(a))
+        return failure();
+      axes.push_back(*a);
+    }
+    result.shardOrder.emplace_back(o.getDim(), axes);
+  }
+
+  StorageAttr st = attr.getStorage();
+  if (!st)
+    return result;
+  layout::Storage &storage = result.storage;
+  storage.kind = static_cast<layout::StorageKind>(
+      static_cast<int>(st.getKind()) + 1); // layout::StorageKind has None=0.
+  switch (st.getKind()) {
+  case StorageKind::Dim:
+  case StorageKind::Block:
+    for (size_t i = 0; i < st.getDims().size(); ++i) {
+      FailureOr<int> a = axisIndex(st.getAxes()[i]);
+      if (failed(a))
+        return failure();
+      storage.splits.push_back(
+          {*a, st.getDims()[i],
+           toVector(cast<DenseI64ArrayAttr>(st.getWeights()[i]).asArrayRef())});
+    }
+    break;
+  case StorageKind::Whole: {
+    FailureOr<int> a = axisIndex(st.getAxes()[0]);
+    if (failed(a))
+      return failure();
+    storage.axis = *a;
+    storage.owner = st.getOwner();
+    break;
+  }
+  case StorageKind::Flat: {
+    FlatGroupOp group =
+        tables ? tables->lookupNearestSymbolFrom<FlatGroupOp>(from,
+                                                              st.getGroup())
+               : SymbolTable::lookupNearestSymbolFrom<FlatGroupOp>(
+                     from, st.getGroup());
+    if (!group) {
+      emitError() << "bad group membership: " << st.getGroup()
+                  << " does not name a dist.flat_group";
+      return failure();
+    }
+    if (group.getMeshAttr() != attr.getMesh()) {
+      emitError() << "bad group membership: flat group " << st.getGroup()
+                  << " is on mesh " << group.getMeshAttr()
+                  << " but the tensor is on mesh " << attr.getMesh();
+      return failure();
+    }
+    FailureOr<int> a = axisIndex(group.getAxisAttr());
+    if (failed(a))
+      return failure();
+    storage.group.axis = *a;
+    storage.group.memberNumel = toVector(group.getNumel());
+    if (group.getWeights())
+      storage.group.weights = toVector(*group.getWeights());
+    storage.member = st.getMember();
+    break;
+  }
+  }
+  return result;
+}
+
+static std::vector<int64_t> shapeOf(DistTensorType type) {
+  return toVector(type.getShape());
+}
+
+LogicalResult
+muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
+                                 function_ref<InFlightDiagnostic()> emitError,
+                                 SymbolTableCollection *tables) {
+  MeshOp mesh = lookupMesh(from, type.getMesh(), tables);
+  if (!mesh)
+    return emitError() << "unknown mesh " << type.getMesh()
+                       << ": no dist.mesh with that name is visible here";
+  FailureOr<layout::Layout> l =
+      toLayout(type.getLayout(), mesh, from, emitError, tables);
+  if (failed(l))
+    return failure();
+  std::string err = layout::verify(shapeOf(type), *l, toLayoutMesh(mesh));
+  if (!err.empty())
+    return emitError() << err;
+  return success();
+}
+
+/// Converts a type that is known to verify.
+static layout::Layout mustConvert(DistTensorType type, MeshOp mesh,
+                                  Operation *from) {
+  FailureOr<layout::Layout> l = toLayout(type.getLayout(), mesh, from, [&] {
+    return from->emitError("internal error: layout did not verify");
+  });
+  assert(succeeded(l) && "type must verify first");
+  return *l;
+}
+
+layout::LocalShard muon::dist::localShardOf(DistTensorType type,
+                                            Operation *from,
+                                            ArrayRef<int64_t> coords) {
+  MeshOp mesh = lookupMesh(from, type.getMesh());
+  return layout::localShard(shapeOf(type), mustConvert(type, mesh, from),
+                            toLayoutMesh(mesh), toVector(coords));
+}
+
+RankedTensorType muon::dist::localTensorType(DistTensorType type,
+                                             Operation *from) {
+  MeshOp mesh = lookupMesh(from, type.getMesh());
+  layout::Mesh m = toLayoutMesh(mesh);
+  layout::Layout l = mustConvert(type, mesh, from);
+  std::vector<int64_t> shape = shapeOf(type);
+  SmallVector<int64_t> local;
+  for (int64_t r = 0, e = m.numRanks(); r < e; ++r) {
+    layout::LocalShard s = layout::localShard(shape, l, m, m.coords(r));
+    if (r == 0) {
+      local.assign(s.shape.begin(), s.shape.end());
+      continue;
+    }
+    for (size_t d = 0; d < local.size(); ++d)
+      if (local[d] != s.shape[d])
+        local[d] = ShapedType::kDynamic;
+  }
+  return RankedTensorType::get(local, type.getElementType());
+}

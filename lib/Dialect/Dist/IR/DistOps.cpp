@@ -1,0 +1,506 @@
+//===- DistOps.cpp - dist dialect operations ------------------------------===//
+
+#include "muon/Dialect/Dist/IR/DistOps.h"
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace muon;
+using namespace muon::dist;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseAxisName(OpAsmParser &parser, StringAttr &axis) {
+  std::string name;
+  if (parser.parseKeywordOrString(&name))
+    return failure();
+  axis = parser.getBuilder().getStringAttr(name);
+  return success();
+}
+
+static void printAxisName(OpAsmPrinter &printer, Operation *, StringAttr axis) {
+  printer.printKeywordOrString(axis.getValue());
+}
+
+/// `[` axis (`,` axis)* `]`
+static ParseResult parseAxisList(OpAsmParser &parser, ArrayAttr &axes) {
+  SmallVector<Attribute> names;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            StringAttr name;
+            if (parseAxisName(parser, name))
+              return failure();
+            names.push_back(name);
+            return success();
+          }))
+    return failure();
+  axes = parser.getBuilder().getArrayAttr(names);
+  return success();
+}
+
+static void printAxisList(OpAsmPrinter &printer, Operation *op,
+                          ArrayAttr axes) {
+  printer << "[";
+  llvm::interleaveComma(axes, printer, [&](Attribute a) {
+    printAxisName(printer, op, cast<StringAttr>(a));
+  });
+  printer << "]";
+}
+
+/// `[` name `=` size (`,` name `=` size)* `]`
+static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
+                                 DenseI64ArrayAttr &shape) {
+  SmallVector<Attribute> axisNames;
+  SmallVector<int64_t> sizes;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            StringAttr name;
+            int64_t size;
+            if (parseAxisName(parser, name) || parser.parseEqual() ||
+                parser.parseInteger(size))
+              return failure();
+            axisNames.push_back(name);
+            sizes.push_back(size);
+            return success();
+          }))
+    return failure();
+  names = parser.getBuilder().getArrayAttr(axisNames);
+  shape = parser.getBuilder().getDenseI64ArrayAttr(sizes);
+  return success();
+}
+
+static void printMeshAxes(OpAsmPrinter &printer, Operation *op,
+                          ArrayAttr names, DenseI64ArrayAttr shape) {
+  printer << "[";
+  for (auto [i, name] : llvm::enumerate(names)) {
+    if (i)
+      printer << ", ";
+    printAxisName(printer, op, cast<StringAttr>(name));
+    printer << " = " << shape[i];
+  }
+  printer << "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Shared verification helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Resolves a mesh and a list of its axes for an op, reporting at the op.
+struct MeshAxes {
+  MeshOp mesh;
+  SmallVector<int> axes;
+  int64_t groupSize = 1;
+};
+} // namespace
+
+static FailureOr<MeshOp> resolveMesh(Operation *op, FlatSymbolRefAttr name,
+                                     SymbolTableCollection &tables) {
+  MeshOp mesh = lookupMesh(op, name, &tables);
+  if (!mesh)
+    return op->emitOpError("unknown mesh ")
+           << name << ": no dist.mesh with that name is visible here";
+  return mesh;
+}
+
+static FailureOr<MeshAxes> resolveMeshAxes(Operation *op,
+                                           FlatSymbolRefAttr name,
+                                           ArrayAttr axes,
+                                           SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = resolveMesh(op, name, tables);
+  if (failed(mesh))
+    return failure();
+  MeshAxes result;
+  result.mesh = *mesh;
+  if (axes.empty())
+    return op->emitOpError("needs at least one mesh axis");
+  for (Attribute a : axes) {
+    StringRef axisName = cast<StringAttr>(a).getValue();
+    int index = result.mesh.getAxisIndex(axisName);
+    if (index < 0)
+      return op->emitOpError("mesh ")
+             << name << " has no axis '" << axisName << "'";
+    if (llvm::is_contained(result.axes, index))
+      return op->emitOpError("mesh axis '") << axisName << "' is listed twice";
+    result.axes.push_back(index);
+    result.groupSize *= result.mesh.getShape()[index];
+  }
+  return result;
+}
+
+static LogicalResult verifyType(Operation *op, Type type,
+                                SymbolTableCollection &tables) {
+  auto dt = dyn_cast<DistTensorType>(type);
+  if (!dt)
+    return success();
+  return verifyDistTensorType(
+      dt, op, [&] { return op->emitOpError(); }, &tables);
+}
+
+static std::string sizeStr(int64_t size) {
+  return ShapedType::isDynamic(size) ? "?" : std::to_string(size);
+}
+
+namespace {
+enum class DimRule { Same, Gather, Scatter };
+} // namespace
+
+/// Checks result dim `d` against operand dim `d` for a group of `k` ranks.
+static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
+                              int64_t out, int64_t k, DimRule rule) {
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out)) {
+    // A dynamic operand covers uneven shards; a static result of a scatter
+    // must still be well defined, which needs a static, even operand.
+    if (rule == DimRule::Scatter && !ShapedType::isDynamic(out) &&
+        ShapedType::isDynamic(in))
+      return op->emitOpError("result dimension ")
+             << d << " is static (" << out
+             << ") but the operand size is dynamic; make it dynamic too";
+    return success();
+  }
+  switch (rule) {
+  case DimRule::Same:
+    if (in != out)
+      return op->emitOpError("result dimension ")
+             << d << " has size " << out << " but the operand has " << in;
+    return success();
+  case DimRule::Gather:
+    if (out != in * k)
+      return op->emitOpError("result dimension ")
+             << d << " has size " << out << ", but gathering " << in
+             << " from each of " << k << " ranks gives " << in * k;
+    return success();
+  case DimRule::Scatter:
+    if (in % k != 0)
+      return op->emitOpError("result dimension ")
+             << d << " is static (" << out << ") but " << in
+             << " does not split evenly over " << k
+             << " ranks; use a dynamic size for uneven chunks";
+    if (out != in / k)
+      return op->emitOpError("result dimension ")
+             << d << " has size " << out << ", but splitting " << in
+             << " over " << k << " ranks gives " << in / k;
+    return success();
+  }
+  return success();
+}
+
+/// Checks element type, rank, dims and per-dim size rules of a collective.
+static LogicalResult
+verifyCollectiveShapes(Operation *op, int64_t k,
+                       function_ref<DimRule(int64_t)> ruleForDim) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  for (int64_t d = 0; d < in.getRank() && d < out.getRank(); ++d)
+    if (failed(checkDim(op, d, in.getDimSize(d), out.getDimSize(d), k,
+                        ruleForDim(d))))
+      return failure();
+  return success();
+}
+
+/// Mesh-independent checks shared by every collective.
+static LogicalResult verifyCollectiveBase(Operation *op,
+                                          ArrayRef<int64_t> dims) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  if (in.getElementType() != out.getElementType())
+    return op->emitOpError("result element type ")
+           << out.getElementType() << " differs from the operand's "
+           << in.getElementType();
+  if (in.getRank() != out.getRank())
+    return op->emitOpError("result rank ")
+           << out.getRank() << " differs from the operand rank "
+           << in.getRank();
+  for (int64_t d : dims)
+    if (d < 0 || d >= in.getRank())
+      return op->emitOpError("dimension ")
+             << d << " is out of range for a rank-" << in.getRank()
+             << " tensor";
+  return success();
+}
+
+static LogicalResult verifyRoot(Operation *op, int64_t root, int64_t k) {
+  if (root < 0 || root >= k)
+    return op->emitOpError("root ")
+           << root << " is out of range for a group of " << k << " ranks";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+int64_t MeshOp::getNumRanks() {
+  int64_t n = 1;
+  for (int64_t s : getShape())
+    n *= s;
+  return n;
+}
+
+int MeshOp::getAxisIndex(StringRef name) {
+  for (auto [i, a] : llvm::enumerate(getAxisNames()))
+    if (cast<StringAttr>(a).getValue() == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxisNames().size() != getShape().size())
+    return emitOpError("has ") << getAxisNames().size() << " axis names but "
+                               << getShape().size() << " sizes";
+  if (getShape().empty())
+    return emitOpError("needs at least one axis");
+  llvm::StringSet<> seen;
+  for (auto [name, size] : llvm::zip(getAxisNames(), getShape())) {
+    StringRef axis = cast<StringAttr>(name).getValue();
+    if (!seen.insert(axis).second)
+      return emitOpError("duplicate mesh axis '") << axis << "'";
+    if (size <= 0)
+      return emitOpError("mesh axis '")
+             << axis << "' has non-positive size " << size;
+  }
+  if (std::optional<ArrayRef<int64_t>> devices = getDevices()) {
+    if (static_cast<int64_t>(devices->size()) != getNumRanks())
+      return emitOpError("lists ")
+             << devices->size() << " device ids but the mesh has "
+             << getNumRanks() << " ranks";
+    llvm::DenseSet<int64_t> ids;
+    for (int64_t id : *devices) {
+      if (id < 0)
+        return emitOpError("device id ") << id << " is negative";
+      if (!ids.insert(id).second)
+        return emitOpError("device id ") << id << " is listed twice";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FlatGroupOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FlatGroupOp::verify() {
+  if (getNumel().empty())
+    return emitOpError("needs at least one member");
+  for (auto [i, n] : llvm::enumerate(getNumel()))
+    if (n <= 0)
+      return emitOpError("member ")
+             << i << " has non-positive element count " << n;
+  return success();
+}
+
+LogicalResult
+FlatGroupOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> axes =
+      resolveMeshAxes(*this, getMeshAttr(),
+                      ArrayAttr::get(getContext(), {getAxisAttr()}), tables);
+  if (failed(axes))
+    return failure();
+  if (std::optional<ArrayRef<int64_t>> weights = getWeights()) {
+    std::string err = layout::verifyWeights(
+        std::vector<int64_t>(weights->begin(), weights->end()),
+        axes->groupSize, "flat group over mesh axis '" + getAxis().str() + "'");
+    if (!err.empty())
+      return emitOpError(err);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllGatherOp::verify() {
+  return verifyCollectiveBase(*this, {getGatherDim()});
+}
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
+    return d == static_cast<int64_t>(getGatherDim()) ? DimRule::Gather
+                                                     : DimRule::Same;
+  });
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollectiveBase(*this, {getScatterDim()});
+}
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
+    return d == static_cast<int64_t>(getScatterDim()) ? DimRule::Scatter
+                                                      : DimRule::Same;
+  });
+}
+
+LogicalResult AllReduceOp::verify() { return verifyCollectiveBase(*this, {}); }
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize,
+                                [](int64_t) { return DimRule::Same; });
+}
+
+LogicalResult BroadcastOp::verify() { return verifyCollectiveBase(*this, {}); }
+LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g) || failed(verifyRoot(*this, getRoot(), g->groupSize)))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize,
+                                [](int64_t) { return DimRule::Same; });
+}
+
+LogicalResult GatherOp::verify() {
+  return verifyCollectiveBase(*this, {getGatherDim()});
+}
+LogicalResult GatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g) || failed(verifyRoot(*this, getRoot(), g->groupSize)))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
+    return d == static_cast<int64_t>(getGatherDim()) ? DimRule::Gather
+                                                     : DimRule::Same;
+  });
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyCollectiveBase(*this, {getScatterDim()});
+}
+LogicalResult ScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g) || failed(verifyRoot(*this, getRoot(), g->groupSize)))
+    return failure();
+  return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
+    return d == static_cast<int64_t>(getScatterDim()) ? DimRule::Scatter
+                                                      : DimRule::Same;
+  });
+}
+
+LogicalResult AllToAllOp::verify() {
+  return verifyCollectiveBase(*this, {getSplitDim(), getConcatDim()});
+}
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+  if (failed(g))
+    return failure();
+  int64_t split = getSplitDim(), concat = getConcatDim();
+  return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
+    if (split == concat)
+      return DimRule::Same;
+    if (d == split)
+      return DimRule::Scatter;
+    return d == concat ? DimRule::Gather : DimRule::Same;
+  });
+}
+
+LogicalResult WaitOp::verify() {
+  for (auto [i, token] : llvm::enumerate(getTokens())) {
+    for (Value earlier : getTokens().take_front(i))
+      if (earlier == token)
+        return emitOpError("token waited twice: operand ")
+               << i << " repeats an earlier operand";
+    int waits = 0;
+    for (OpOperand &use : token.getUses())
+      if (isa<WaitOp>(use.getOwner()))
+        ++waits;
+    if (waits > 1)
+      return emitOpError("token waited twice: it has ")
+             << waits << " dist.wait uses; a token is consumed by one wait";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Global view
+//===----------------------------------------------------------------------===//
+
+LogicalResult RedistributeOp::verify() {
+  DistTensorType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("cannot change the global shape");
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type");
+  if (in.getMesh() != out.getMesh())
+    return emitOpError("cannot move a tensor to another mesh (")
+           << in.getMesh() << " to " << out.getMesh() << ")";
+  return success();
+}
+
+LogicalResult
+RedistributeOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (failed(verifyType(*this, getInput().getType(), tables)))
+    return failure();
+  return verifyType(*this, getResult().getType(), tables);
+}
+
+/// Checks that `local` is a valid local type for `global` on every rank.
+static LogicalResult verifyLocalView(Operation *op, DistTensorType global,
+                                     RankedTensorType local,
+                                     SymbolTableCollection &tables) {
+  if (failed(verifyType(op, global, tables)))
+    return failure();
+  if (local.getElementType() != global.getElementType())
+    return op->emitOpError("local element type ")
+           << local.getElementType() << " differs from the global "
+           << global.getElementType();
+  RankedTensorType expected = localTensorType(global, op);
+  if (local.getRank() != expected.getRank())
+    return op->emitOpError("local tensor must have rank ")
+           << expected.getRank() << " (" << expected << "), got "
+           << local.getRank();
+  for (int64_t d = 0; d < local.getRank(); ++d) {
+    int64_t want = expected.getDimSize(d), got = local.getDimSize(d);
+    if (ShapedType::isDynamic(got) || want == got)
+      continue;
+    if (ShapedType::isDynamic(want))
+      return op->emitOpError("local dimension ")
+             << d << " differs between ranks and must be dynamic, got "
+             << got;
+    return op->emitOpError("local dimension ")
+           << d << " is " << sizeStr(want) << " on every rank, got " << got;
+  }
+  return success();
+}
+
+LogicalResult ToLocalOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLocalView(*this, getInput().getType(), getResult().getType(),
+                         tables);
+}
+
+LogicalResult FromLocalOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLocalView(*this, getResult().getType(), getInput().getType(),
+                         tables);
+}
+
+//===----------------------------------------------------------------------===//
+// Rank queries
+//===----------------------------------------------------------------------===//
+
+LogicalResult RankOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return resolveMesh(*this, getMeshAttr(), tables);
+}
+
+LogicalResult CoordOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
+}
+
+#define GET_OP_CLASSES
+#include "muon/Dialect/Dist/IR/DistOps.cpp.inc"

@@ -1,0 +1,395 @@
+//===- Layout.cpp - Local shapes and offsets of distributed tensors -------===//
+//
+// Pure C++ (no LLVM): the runtime links this file as well as the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Layout/Layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+using namespace muon::layout;
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+int64_t Mesh::numRanks() const {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+int Mesh::axisIndex(const std::string &name) const {
+  for (size_t i = 0; i < axisNames.size(); ++i)
+    if (axisNames[i] == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<int64_t> Mesh::coords(int64_t rank) const {
+  std::vector<int64_t> c(sizes.size());
+  for (size_t i = sizes.size(); i-- > 0;) {
+    c[i] = rank % sizes[i];
+    rank /= sizes[i];
+  }
+  return c;
+}
+
+int64_t Mesh::rank(const std::vector<int64_t> &coords) const {
+  int64_t r = 0;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    r = r * sizes[i] + coords[i];
+  return r;
+}
+
+int64_t Mesh::groupSize(const std::vector<int> &axes) const {
+  int64_t n = 1;
+  for (int a : axes)
+    n *= sizes[a];
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Placements and storage
+//===----------------------------------------------------------------------===//
+
+Placement muon::layout::cotangent(const Placement &primal) {
+  switch (primal.kind) {
+  case PlacementKind::Shard:
+  case PlacementKind::Replicate:
+    return primal;
+  case PlacementKind::Partial:
+    return Placement::reduced();
+  case PlacementKind::Reduced:
+    // Gradients of replicated-but-reduced data are summed (seed 002).
+    return Placement::partial(ReduceKind::Sum);
+  }
+  return primal;
+}
+
+std::vector<int> Storage::axes() const {
+  switch (kind) {
+  case StorageKind::None:
+    return {};
+  case StorageKind::Dim:
+  case StorageKind::Block: {
+    std::vector<int> result;
+    for (const StorageSplit &s : splits)
+      result.push_back(s.axis);
+    return result;
+  }
+  case StorageKind::Flat:
+    return {group.axis};
+  case StorageKind::Whole:
+    return {axis};
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Chunking
+//===----------------------------------------------------------------------===//
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Interval muon::layout::chunk(int64_t length, int64_t parts, int64_t index,
+                             const std::vector<int64_t> &weights) {
+  if (weights.empty()) {
+    int64_t size = ceilDiv(length, parts);
+    int64_t begin = std::min(index * size, length);
+    int64_t end = std::min((index + 1) * size, length);
+    return {begin, end - begin};
+  }
+  int64_t total = std::accumulate(weights.begin(), weights.end(), int64_t(0));
+  int64_t begin = 0;
+  for (int64_t i = 0; i <= index; ++i) {
+    int64_t want = ceilDiv(length * weights[i], total);
+    int64_t size = std::min(want, length - begin);
+    if (i == index)
+      return {begin, size};
+    begin += size;
+  }
+  return {length, 0};
+}
+
+int64_t LocalShard::numElements() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+std::vector<int> muon::layout::shardAxesOf(const Layout &layout,
+                                           const Mesh &mesh, int64_t dim) {
+  for (const auto &entry : layout.shardOrder)
+    if (entry.first == dim)
+      return entry.second;
+  std::vector<int> axes;
+  for (int a = 0; a < static_cast<int>(layout.placements.size()); ++a)
+    if (layout.placements[a].kind == PlacementKind::Shard &&
+        layout.placements[a].dim == dim)
+      axes.push_back(a);
+  (void)mesh;
+  return axes;
+}
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string str(const Placement &p) {
+  switch (p.kind) {
+  case PlacementKind::Shard:
+    return "shard<" + std::to_string(p.dim) + ">";
+  case PlacementKind::Replicate:
+    return "replicate";
+  case PlacementKind::Partial:
+    return "partial";
+  case PlacementKind::Reduced:
+    return "reduced";
+  }
+  return "?";
+}
+
+std::string axisName(const Mesh &mesh, int axis) {
+  if (axis < 0 || axis >= mesh.numAxes())
+    return "#" + std::to_string(axis);
+  return "'" + mesh.axisNames[axis] + "'";
+}
+
+/// Enumerates the coordinates that can change the compute-local block: every
+/// combination of coordinates on the axes that shard some dim (the others
+/// stay 0).
+template <typename Fn>
+void forEachComputeCoord(const Layout &layout, const Mesh &mesh, Fn fn) {
+  std::vector<int> shardAxes;
+  for (int a = 0; a < mesh.numAxes(); ++a)
+    if (layout.placements[a].kind == PlacementKind::Shard)
+      shardAxes.push_back(a);
+  std::vector<int64_t> coords(mesh.numAxes(), 0);
+  while (true) {
+    fn(coords);
+    size_t i = shardAxes.size();
+    while (i > 0) {
+      int a = shardAxes[i - 1];
+      if (++coords[a] < mesh.sizes[a])
+        break;
+      coords[a] = 0;
+      --i;
+    }
+    if (i == 0)
+      return;
+  }
+}
+} // namespace
+
+std::string muon::layout::verifyWeights(const std::vector<int64_t> &weights, int64_t parts,
+                          const std::string &what) {
+  if (weights.empty())
+    return "";
+  if (static_cast<int64_t>(weights.size()) != parts)
+    return what + " has " + std::to_string(weights.size()) +
+           " weights but the axis has " + std::to_string(parts) + " ranks";
+  for (int64_t w : weights)
+    if (w <= 0)
+      return what + " has non-positive weight " + std::to_string(w) +
+             "; weights must be positive";
+  return "";
+}
+
+std::string muon::layout::verify(const std::vector<int64_t> &shape,
+                                 const Layout &layout, const Mesh &mesh) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (static_cast<int64_t>(layout.placements.size()) != mesh.numAxes())
+    return "expected " + std::to_string(mesh.numAxes()) +
+           " placements (one per mesh axis), got " +
+           std::to_string(layout.placements.size());
+
+  for (int a = 0; a < mesh.numAxes(); ++a) {
+    const Placement &p = layout.placements[a];
+    if (p.kind == PlacementKind::Shard && (p.dim < 0 || p.dim >= rank))
+      return "placement " + str(p) + " on mesh axis " + axisName(mesh, a) +
+             ": cannot shard along a dimension that doesn't exist (the "
+             "tensor has rank " +
+             std::to_string(rank) + ")";
+  }
+
+  for (const auto &entry : layout.shardOrder) {
+    int64_t dim = entry.first;
+    if (dim < 0 || dim >= rank)
+      return "shard order names dimension " + std::to_string(dim) +
+             ", which doesn't exist (the tensor has rank " +
+             std::to_string(rank) + ")";
+    std::vector<int> expected;
+    for (int a = 0; a < mesh.numAxes(); ++a)
+      if (layout.placements[a].kind == PlacementKind::Shard &&
+          layout.placements[a].dim == dim)
+        expected.push_back(a);
+    std::vector<int> given = entry.second;
+    std::sort(given.begin(), given.end());
+    if (std::adjacent_find(given.begin(), given.end()) != given.end())
+      return "shard order of dimension " + std::to_string(dim) +
+             " names a mesh axis twice";
+    if (given != expected)
+      return "shard order of dimension " + std::to_string(dim) +
+             " must list exactly the mesh axes whose placement is shard<" +
+             std::to_string(dim) + ">";
+  }
+
+  const Storage &st = layout.storage;
+  std::vector<int> stAxes = st.axes();
+  for (size_t i = 0; i < stAxes.size(); ++i) {
+    int a = stAxes[i];
+    if (a < 0 || a >= mesh.numAxes())
+      return "storage sharding names an unknown mesh axis";
+    for (size_t j = 0; j < i; ++j)
+      if (stAxes[j] == a)
+        return "storage sharding uses mesh axis " + axisName(mesh, a) +
+               " twice";
+    const Placement &p = layout.placements[a];
+    if (!p.isReplicated())
+      return "storage sharding on mesh axis " + axisName(mesh, a) +
+             " whose compute placement is " + str(p) +
+             "; storage sharding needs a replicate or reduced axis";
+  }
+
+  switch (st.kind) {
+  case StorageKind::None:
+    break;
+  case StorageKind::Dim:
+  case StorageKind::Block: {
+    size_t want = st.kind == StorageKind::Dim ? 1 : 2;
+    if (st.splits.size() != want)
+      return std::string(st.kind == StorageKind::Dim ? "dim" : "block") +
+             " storage needs " + std::to_string(want) + " split(s), got " +
+             std::to_string(st.splits.size());
+    for (const StorageSplit &s : st.splits) {
+      if (s.dim < 0 || s.dim >= rank)
+        return "storage split of dimension " + std::to_string(s.dim) +
+               ": the dimension doesn't exist (the tensor has rank " +
+               std::to_string(rank) + ")";
+      std::string err = verifyWeights(s.weights, mesh.sizes[s.axis],
+                                      "storage split over mesh axis " +
+                                          axisName(mesh, s.axis));
+      if (!err.empty())
+        return err;
+    }
+    if (st.kind == StorageKind::Block && st.splits[0].dim == st.splits[1].dim)
+      return "block storage must split two different dimensions";
+    break;
+  }
+  case StorageKind::Flat: {
+    const FlatGroup &g = st.group;
+    if (st.member < 0 ||
+        st.member >= static_cast<int64_t>(g.memberNumel.size()))
+      return "flat storage member index " + std::to_string(st.member) +
+             " is out of range: the group has " +
+             std::to_string(g.memberNumel.size()) + " members";
+    std::string err = verifyWeights(g.weights, mesh.sizes[g.axis],
+                                    "flat group over mesh axis " +
+                                        axisName(mesh, g.axis));
+    if (!err.empty())
+      return err;
+    int64_t want = g.memberNumel[st.member];
+    std::string mismatch;
+    forEachComputeCoord(layout, mesh, [&](const std::vector<int64_t> &c) {
+      int64_t got = computeShard(shape, layout, mesh, c).numElements();
+      if (mismatch.empty() && got != want)
+        mismatch = "bad group membership: member " +
+                   std::to_string(st.member) + " of the flat group has " +
+                   std::to_string(want) +
+                   " elements but the tensor's compute-local block has " +
+                   std::to_string(got);
+    });
+    if (!mismatch.empty())
+      return mismatch;
+    break;
+  }
+  case StorageKind::Whole:
+    if (rank < 1)
+      return "whole storage needs a tensor of rank >= 1";
+    if (st.owner < 0 || st.owner >= mesh.sizes[st.axis])
+      return "whole storage owner " + std::to_string(st.owner) +
+             " is out of range for mesh axis " + axisName(mesh, st.axis) +
+             " of size " + std::to_string(mesh.sizes[st.axis]);
+    break;
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Local shards
+//===----------------------------------------------------------------------===//
+
+LocalShard muon::layout::computeShard(const std::vector<int64_t> &shape,
+                                      const Layout &layout, const Mesh &mesh,
+                                      const std::vector<int64_t> &coords) {
+  LocalShard local;
+  local.shape = shape;
+  local.offsets.assign(shape.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    // Outer splits first; each split divides the block the outer ones left.
+    for (int a : shardAxesOf(layout, mesh, static_cast<int64_t>(d))) {
+      Interval part = chunk(local.shape[d], mesh.sizes[a], coords[a]);
+      local.offsets[d] += part.offset;
+      local.shape[d] = part.size;
+    }
+  }
+  return local;
+}
+
+Interval muon::layout::flatMemberRange(const FlatGroup &group,
+                                       int64_t axisSize, int64_t member,
+                                       int64_t coord) {
+  int64_t total = 0, start = 0;
+  for (size_t m = 0; m < group.memberNumel.size(); ++m) {
+    if (static_cast<int64_t>(m) == member)
+      start = total;
+    total += group.memberNumel[m];
+  }
+  Interval mine = chunk(total, axisSize, coord, group.weights);
+  int64_t end = start + group.memberNumel[member];
+  int64_t lo = std::max(mine.offset, start);
+  int64_t hi = std::min(mine.offset + mine.size, end);
+  if (hi <= lo)
+    return {std::min(std::max(mine.offset, start), end) - start, 0};
+  return {lo - start, hi - lo};
+}
+
+LocalShard muon::layout::localShard(const std::vector<int64_t> &shape,
+                                    const Layout &layout, const Mesh &mesh,
+                                    const std::vector<int64_t> &coords) {
+  LocalShard local = computeShard(shape, layout, mesh, coords);
+  const Storage &st = layout.storage;
+  switch (st.kind) {
+  case StorageKind::None:
+    break;
+  case StorageKind::Dim:
+  case StorageKind::Block:
+    for (const StorageSplit &s : st.splits) {
+      Interval part = chunk(local.shape[s.dim], mesh.sizes[s.axis],
+                            coords[s.axis], s.weights);
+      local.offsets[s.dim] += part.offset;
+      local.shape[s.dim] = part.size;
+    }
+    break;
+  case StorageKind::Flat: {
+    Interval part = flatMemberRange(st.group, mesh.sizes[st.group.axis],
+                                    st.member, coords[st.group.axis]);
+    local.shape = {part.size};
+    local.offsets = {part.offset};
+    local.flattened = true;
+    break;
+  }
+  case StorageKind::Whole:
+    if (coords[st.axis] != st.owner)
+      local.shape[0] = 0;
+    break;
+  }
+  return local;
+}

@@ -1,0 +1,31 @@
+//===- InitAll.cpp - Register the project's dialects and passes -----------===//
+
+#include "muon/InitAll.h"
+#include "muon/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+void muon::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<muon::dist::DistDialect>();
+}
+
+void muon::registerAllPasses() {
+  // The dist dialect has no passes yet; muon-* passes register here.
+}
+
+void muon::registerToolDialects(mlir::DialectRegistry &registry) {
+  muon::registerAllDialects(registry);
+  // Users compile whole optimizer graphs: func, arith, tensor, linalg, scf,
+  // memref, gpu, shard, bufferization, llvm... all of upstream is one call
+  // away in libMLIR.so, so we do not second-guess which they need.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+}
+
+void muon::registerToolPasses() {
+  muon::registerAllPasses();
+  mlir::registerAllPasses();
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every system dependency of the project, idempotently.
+# Safe to run repeatedly: it only calls apt-get when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  # LLVM/MLIR 22 (CMake packages, mlir-tblgen, lit, FileCheck, mlir-runner)
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # build
+  cmake ninja-build g++ python3
+  # unit tests
+  googletest libgtest-dev
+  # runtime: MPI (CPU backend) and BLAS
+  libopenmpi-dev openmpi-bin libopenblas-dev
+  # LLVM's CMake config references these libraries
+  zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libncurses-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "setup: all system packages present"
+fi
