@@ -206,7 +206,7 @@ def Dist_RedistributeOp : Dist_Op<"redistribute",
   }];
   let arguments = (ins Dist_TensorType:$input);
   let results = (outs Dist_TensorType:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -224,7 +224,7 @@ def Dist_ToLocalOp : Dist_Op<"to_local",
   }];
   let arguments = (ins Dist_TensorType:$input);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
 }
 
 def Dist_FromLocalOp : Dist_Op<"from_local",
@@ -239,7 +239,7 @@ def Dist_FromLocalOp : Dist_Op<"from_local",
   }];
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs Dist_TensorType:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
 }
 
 //===----------------------------------------------------------------------===//

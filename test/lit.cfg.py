@@ -1,0 +1,35 @@
+# -*- Python -*-
+# lit configuration for the muon regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MUON"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.muon_obj_root, "test")
+# Unit/ has its own config (GoogleTest); Consumer/project is a CMake project.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "project"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%muon_src_root", config.muon_src_root))
+config.substitutions.append(("%muon_obj_root", config.muon_obj_root))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.muon_tools_dir, append_path=True)
+
+tools = [
+    ToolSubst("muon-opt", unresolved="fatal"),
+    ToolSubst("muon-lsp-server", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, [config.muon_tools_dir])

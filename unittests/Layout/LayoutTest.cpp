@@ -1,0 +1,307 @@
+//===- LayoutTest.cpp - Exact local shapes and offsets --------------------===//
+//
+// Every expected number here is worked out by hand from the rules in
+// docs/dist-dialect.md (DTensor's chunk rule, weighted ceil rule, nesting
+// order) and the pictures of seed 004.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Layout/Layout.h"
+
+#include <gtest/gtest.h>
+
+using namespace muon::layout;
+using Shape = std::vector<int64_t>;
+
+namespace {
+
+Mesh mesh1(const std::string &axis, int64_t size) { return {{axis}, {size}}; }
+
+Layout layoutOf(std::vector<Placement> placements) {
+  Layout l;
+  l.placements = std::move(placements);
+  return l;
+}
+
+/// Local shape and offsets of every rank, in rank order.
+std::vector<std::pair<Shape, Shape>> allShards(const Shape &shape,
+                                               const Layout &l,
+                                               const Mesh &m) {
+  EXPECT_EQ(verify(shape, l, m), "");
+  std::vector<std::pair<Shape, Shape>> out;
+  for (int64_t r = 0; r < m.numRanks(); ++r) {
+    LocalShard s = localShard(shape, l, m, m.coords(r));
+    out.emplace_back(s.shape, s.offsets);
+  }
+  return out;
+}
+
+using Shards = std::vector<std::pair<Shape, Shape>>;
+
+TEST(Mesh, CoordinatesAreRowMajor) {
+  Mesh m{{"dp", "tp"}, {4, 2}};
+  EXPECT_EQ(m.numRanks(), 8);
+  EXPECT_EQ(m.coords(0), (Shape{0, 0}));
+  EXPECT_EQ(m.coords(1), (Shape{0, 1}));
+  EXPECT_EQ(m.coords(5), (Shape{2, 1}));
+  EXPECT_EQ(m.rank({3, 1}), 7);
+  EXPECT_EQ(m.groupSize({0}), 4);
+  EXPECT_EQ(m.axisIndex("tp"), 1);
+  EXPECT_EQ(m.axisIndex("ep"), -1);
+}
+
+TEST(Chunk, TenRowsOverFourRanks) {
+  // ceil(10/4) = 3: 3, 3, 3, 1.
+  Shards got = allShards({10, 8}, layoutOf({Placement::shard(0)}),
+                         mesh1("dp", 4));
+  Shards want = {{{3, 8}, {0, 0}},
+                 {{3, 8}, {3, 0}},
+                 {{3, 8}, {6, 0}},
+                 {{1, 8}, {9, 0}}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(Chunk, TwoRowsOverFourRanksLeavesEmptyShards) {
+  Shards got = allShards({2, 5}, layoutOf({Placement::shard(0)}),
+                         mesh1("dp", 4));
+  Shards want = {{{1, 5}, {0, 0}},
+                 {{1, 5}, {1, 0}},
+                 {{0, 5}, {2, 0}},
+                 {{0, 5}, {2, 0}}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(Chunk, WeightsOneTwoOne) {
+  // Seed 004: 16 rows, weights [1, 2, 1] -> 4, 8, 4 rows.
+  Layout l = layoutOf({Placement::replicate()});
+  l.storage.kind = StorageKind::Dim;
+  l.storage.splits = {{0, 0, {1, 2, 1}}};
+  Shards got = allShards({16, 8}, l, mesh1("dp", 3));
+  Shards want = {{{4, 8}, {0, 0}}, {{8, 8}, {4, 0}}, {{4, 8}, {12, 0}}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(Chunk, WeightedRoundingIsCeilInOrder) {
+  // 10 over [1, 1, 1]: ceil(10/3) = 4, 4, then the remaining 2.
+  EXPECT_EQ(chunk(10, 3, 0, {1, 1, 1}).size, 4);
+  EXPECT_EQ(chunk(10, 3, 1, {1, 1, 1}).size, 4);
+  EXPECT_EQ(chunk(10, 3, 2, {1, 1, 1}).size, 2);
+  EXPECT_EQ(chunk(10, 3, 2, {1, 1, 1}).offset, 8);
+  // Equal weights are the even rule exactly.
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(chunk(10, 4, i).size, chunk(10, 4, i, {5, 5, 5, 5}).size);
+    EXPECT_EQ(chunk(10, 4, i).offset, chunk(10, 4, i, {5, 5, 5, 5}).offset);
+  }
+  // 7 over [3, 1]: ceil(21/4) = 6, then 1.
+  EXPECT_EQ(chunk(7, 2, 0, {3, 1}).size, 6);
+  EXPECT_EQ(chunk(7, 2, 1, {3, 1}).size, 1);
+}
+
+TEST(Storage, VeScaleWeightedFlatGroup) {
+  // Seed 004 use case 5: 810 elements, weights [1,2,1,1,1,1,1,1] (sum 9).
+  FlatGroup g{0, {810}, {1, 2, 1, 1, 1, 1, 1, 1}};
+  std::vector<int64_t> sizes;
+  for (int64_t r = 0; r < 8; ++r)
+    sizes.push_back(flatMemberRange(g, 8, 0, r).size);
+  EXPECT_EQ(sizes, (Shape{90, 180, 90, 90, 90, 90, 90, 90}));
+}
+
+TEST(Storage, SeedFlatExample) {
+  // Tensors of 16, 8, 6, 4 elements over 4 ranks: 34 elements, 9,9,9,7.
+  // rank 0: T0[0:9]; rank 1: T0[9:16], T1[0:2]; rank 2: T1[2:8], T2[0:3];
+  // rank 3: T2[3:6], T3[0:4].
+  FlatGroup g{0, {16, 8, 6, 4}, {}};
+  auto range = [&](int64_t member, int64_t rank) {
+    Interval i = flatMemberRange(g, 4, member, rank);
+    return std::make_pair(i.offset, i.offset + i.size);
+  };
+  using R = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(range(0, 0), (R{0, 9}));
+  EXPECT_EQ(range(0, 1), (R{9, 16}));
+  EXPECT_EQ(range(1, 1), (R{0, 2}));
+  EXPECT_EQ(range(1, 2), (R{2, 8}));
+  EXPECT_EQ(range(2, 2), (R{0, 3}));
+  EXPECT_EQ(range(2, 3), (R{3, 6}));
+  EXPECT_EQ(range(3, 3), (R{0, 4}));
+  // Empty pieces elsewhere.
+  EXPECT_EQ(flatMemberRange(g, 4, 0, 2).size, 0);
+  EXPECT_EQ(flatMemberRange(g, 4, 1, 0).size, 0);
+  EXPECT_EQ(flatMemberRange(g, 4, 1, 3).size, 0);
+  EXPECT_EQ(flatMemberRange(g, 4, 3, 0).size, 0);
+  // Per rank totals: 9, 9, 9, 7.
+  for (int64_t r = 0; r < 4; ++r) {
+    int64_t total = 0;
+    for (int64_t m = 0; m < 4; ++m)
+      total += flatMemberRange(g, 4, m, r).size;
+    EXPECT_EQ(total, r == 3 ? 7 : 9) << "rank " << r;
+  }
+  // Through localShard: member 1 (a (2, 4) tensor) on rank 2 is a 1-D piece.
+  Layout l = layoutOf({Placement::replicate()});
+  l.storage.kind = StorageKind::Flat;
+  l.storage.group = g;
+  l.storage.member = 1;
+  ASSERT_EQ(verify({2, 4}, l, mesh1("dp", 4)), "");
+  LocalShard s = localShard({2, 4}, l, mesh1("dp", 4), {2});
+  EXPECT_TRUE(s.flattened);
+  EXPECT_EQ(s.shape, (Shape{6}));
+  EXPECT_EQ(s.offsets, (Shape{2}));
+}
+
+TEST(Storage, FsdpV2UseCase1) {
+  // Seed 004 use case 1: dim-0 storage over dp=8.
+  Layout l = layoutOf({Placement::replicate()});
+  l.storage.kind = StorageKind::Dim;
+  l.storage.splits = {{0, 0, {}}};
+  Mesh m = mesh1("dp", 8);
+  EXPECT_EQ(localShard({16, 8}, l, m, {3}).shape, (Shape{2, 8}));
+  EXPECT_EQ(localShard({32, 4}, l, m, {3}).shape, (Shape{4, 4}));
+  EXPECT_EQ(localShard({8, 16}, l, m, {3}).shape, (Shape{1, 16}));
+  EXPECT_EQ(localShard({24, 12}, l, m, {3}).shape, (Shape{3, 12}));
+  EXPECT_EQ(localShard({24, 12}, l, m, {3}).offsets, (Shape{9, 0}));
+}
+
+TEST(Storage, TwoDimensionalBlocks) {
+  // Seed 004 use case 2: (16, 8) over (dp_row=4, dp_col=2): (4, 4) blocks,
+  // rank 2*i + j at rows 4i, cols 4j.
+  Mesh m{{"dp_row", "dp_col"}, {4, 2}};
+  Layout l = layoutOf({Placement::replicate(), Placement::replicate()});
+  l.storage.kind = StorageKind::Block;
+  l.storage.splits = {{0, 0, {}}, {1, 1, {}}};
+  Shards got = allShards({16, 8}, l, m);
+  for (int64_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(got[r].first, (Shape{4, 4})) << "rank " << r;
+    EXPECT_EQ(got[r].second, (Shape{4 * (r / 2), 4 * (r % 2)})) << "rank " << r;
+  }
+}
+
+TEST(Storage, UnevenBlocks) {
+  // (7, 5) over (2, 2): rows 4/3, cols 3/2.
+  Mesh m{{"r", "c"}, {2, 2}};
+  Layout l = layoutOf({Placement::replicate(), Placement::replicate()});
+  l.storage.kind = StorageKind::Block;
+  l.storage.splits = {{0, 0, {}}, {1, 1, {}}};
+  Shards want = {{{4, 3}, {0, 0}},
+                 {{4, 2}, {0, 3}},
+                 {{3, 3}, {4, 0}},
+                 {{3, 2}, {4, 3}}};
+  EXPECT_EQ(allShards({7, 5}, l, m), want);
+}
+
+TEST(Nesting, SameDimShardedTwiceDefaultOrder) {
+  // (dp=2, tp=2) both shard dim 0 of 8 rows; dp is outer (mesh order):
+  // rank (i, j) holds rows [4i + 2j, 4i + 2j + 2).
+  Mesh m{{"dp", "tp"}, {2, 2}};
+  Layout l = layoutOf({Placement::shard(0), Placement::shard(0)});
+  Shards want = {{{2, 3}, {0, 0}},
+                 {{2, 3}, {2, 0}},
+                 {{2, 3}, {4, 0}},
+                 {{2, 3}, {6, 0}}};
+  EXPECT_EQ(allShards({8, 3}, l, m), want);
+}
+
+TEST(Nesting, SameDimShardedTwiceTpOuter) {
+  // order {0 = [tp, dp]}: rank (i, j) holds rows [4j + 2i, 4j + 2i + 2).
+  Mesh m{{"dp", "tp"}, {2, 2}};
+  Layout l = layoutOf({Placement::shard(0), Placement::shard(0)});
+  l.shardOrder = {{0, {1, 0}}};
+  Shards want = {{{2, 3}, {0, 0}},
+                 {{2, 3}, {4, 0}},
+                 {{2, 3}, {2, 0}},
+                 {{2, 3}, {6, 0}}};
+  EXPECT_EQ(allShards({8, 3}, l, m), want);
+}
+
+TEST(Nesting, UnevenNestedSplitsDivideTheOuterBlock) {
+  // 10 rows, dp outer: dp halves are 5 and 5; tp splits 5 into 3 and 2.
+  Mesh m{{"dp", "tp"}, {2, 2}};
+  Layout l = layoutOf({Placement::shard(0), Placement::shard(0)});
+  Shards want = {{{3}, {0}}, {{2}, {3}}, {{3}, {5}}, {{2}, {8}}};
+  EXPECT_EQ(allShards({10}, l, m), want);
+  // tp outer on 7 rows: tp halves 4 and 3; dp splits them 2/2 and 2/1.
+  l.shardOrder = {{0, {1, 0}}};
+  Shards want2 = {{{2}, {0}}, {{2}, {4}}, {{2}, {2}}, {{1}, {6}}};
+  EXPECT_EQ(allShards({7}, l, m), want2);
+}
+
+TEST(Composition, FsdpStorageOnTpShards) {
+  // Seed 004 use case 6, mesh (dp=4, tp=2).
+  Mesh m{{"dp", "tp"}, {4, 2}};
+  auto fsdpOnTp = [](int64_t tpDim) {
+    Layout l = layoutOf({Placement::replicate(), Placement::shard(tpDim)});
+    l.storage.kind = StorageKind::Dim;
+    l.storage.splits = {{0, 0, {}}};
+    return l;
+  };
+  std::vector<int64_t> rank5 = m.coords(5); // dp=2, tp=1
+  EXPECT_EQ(localShard({16, 8}, fsdpOnTp(1), m, rank5).shape, (Shape{4, 4}));
+  EXPECT_EQ(localShard({16, 8}, fsdpOnTp(1), m, rank5).offsets,
+            (Shape{8, 4}));
+  EXPECT_EQ(localShard({32, 4}, fsdpOnTp(0), m, rank5).shape, (Shape{4, 4}));
+  EXPECT_EQ(localShard({8, 16}, fsdpOnTp(1), m, rank5).shape, (Shape{2, 8}));
+  // (24, 12) shard<0> on tp: tp=1 holds rows 12..23; dp=2 of that is 18..20.
+  LocalShard s = localShard({24, 12}, fsdpOnTp(0), m, rank5);
+  EXPECT_EQ(s.shape, (Shape{3, 12}));
+  EXPECT_EQ(s.offsets, (Shape{18, 0}));
+}
+
+TEST(Storage, WholeTensorOnOwner) {
+  Mesh m{{"dp"}, {4}};
+  Layout l = layoutOf({Placement::replicate()});
+  l.storage.kind = StorageKind::Whole;
+  l.storage.axis = 0;
+  l.storage.owner = 2;
+  Shards want = {{{0, 8}, {0, 0}},
+                 {{0, 8}, {0, 0}},
+                 {{16, 8}, {0, 0}},
+                 {{0, 8}, {0, 0}}};
+  EXPECT_EQ(allShards({16, 8}, l, m), want);
+}
+
+TEST(Cotangent, SeedTwoDuality) {
+  EXPECT_EQ(cotangent(Placement::shard(1)), Placement::shard(1));
+  EXPECT_EQ(cotangent(Placement::replicate()), Placement::replicate());
+  EXPECT_EQ(cotangent(Placement::partial()), Placement::reduced());
+  EXPECT_EQ(cotangent(Placement::partial(ReduceKind::Max)),
+            Placement::reduced());
+  EXPECT_EQ(cotangent(Placement::reduced()), Placement::partial());
+  // An involution on shard / replicate / partial<sum> / reduced.
+  for (Placement p : {Placement::shard(0), Placement::replicate(),
+                      Placement::partial(), Placement::reduced()})
+    EXPECT_EQ(cotangent(cotangent(p)), p);
+}
+
+TEST(Verify, ReportsEachProblem) {
+  Mesh m{{"dp", "tp"}, {4, 2}};
+  EXPECT_NE(verify({4, 4}, layoutOf({Placement::shard(0)}), m)
+                .find("expected 2 placements"),
+            std::string::npos);
+  EXPECT_NE(verify({4, 4},
+                   layoutOf({Placement::shard(2), Placement::replicate()}), m)
+                .find("cannot shard along a dimension that doesn't exist"),
+            std::string::npos);
+  Layout storageOnShard =
+      layoutOf({Placement::shard(0), Placement::replicate()});
+  storageOnShard.storage.kind = StorageKind::Dim;
+  storageOnShard.storage.splits = {{0, 1, {}}};
+  EXPECT_NE(verify({4, 4}, storageOnShard, m)
+                .find("needs a replicate or reduced axis"),
+            std::string::npos);
+  Layout badWeights = layoutOf({Placement::reduced(), Placement::replicate()});
+  badWeights.storage.kind = StorageKind::Dim;
+  badWeights.storage.splits = {{0, 0, {1, 2}}};
+  EXPECT_NE(verify({4, 4}, badWeights, m).find("has 2 weights"),
+            std::string::npos);
+  badWeights.storage.splits = {{0, 0, {1, 0, 1, 1}}};
+  EXPECT_NE(verify({4, 4}, badWeights, m).find("non-positive weight 0"),
+            std::string::npos);
+  Layout flat = layoutOf({Placement::replicate(), Placement::replicate()});
+  flat.storage.kind = StorageKind::Flat;
+  flat.storage.group = {0, {16, 8}, {}};
+  flat.storage.member = 1;
+  EXPECT_NE(verify({4, 4}, flat, m).find("bad group membership"),
+            std::string::npos);
+  flat.storage.member = 0;
+  EXPECT_EQ(verify({4, 4}, flat, m), "");
+}
+
+} // namespace
