@@ -53,6 +53,25 @@ static void printAxisList(OpAsmPrinter &printer, Operation *op,
   printer << "]";
 }
 
+/// A reduction written bare: `sum`, `avg`, `max`, `min`.
+static ParseResult parseReduceKind(OpAsmParser &parser, ReduceKindAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  if (parser.parseKeyword(&name))
+    return failure();
+  std::optional<ReduceKind> kind = symbolizeReduceKind(name);
+  if (!kind)
+    return parser.emitError(loc, "unknown reduction '")
+           << name << "'; expected sum, avg, max or min";
+  attr = ReduceKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printReduceKind(OpAsmPrinter &printer, Operation *,
+                            ReduceKindAttr attr) {
+  printer << stringifyReduceKind(attr.getValue());
+}
+
 /// `[` name `=` size (`,` name `=` size)* `]`
 static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &names,
                                  DenseI64ArrayAttr &shape) {
@@ -412,11 +431,12 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 LogicalResult WaitOp::verify() {
-  for (auto [i, token] : llvm::enumerate(getTokens())) {
+  for (auto [i, token] : llvm::enumerate(getTokens()))
     for (Value earlier : getTokens().take_front(i))
       if (earlier == token)
         return emitOpError("token waited twice: operand ")
                << i << " repeats an earlier operand";
+  for (Value token : getTokens()) {
     int waits = 0;
     for (OpOperand &use : token.getUses())
       if (isa<WaitOp>(use.getOwner()))

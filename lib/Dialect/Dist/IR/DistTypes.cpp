@@ -2,6 +2,7 @@
 
 #include "muon/Dialect/Dist/IR/DistTypes.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -13,11 +14,11 @@ LogicalResult
 DistTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                        ArrayRef<int64_t> shape, Type elementType,
                        LayoutAttr layout) {
-  for (int64_t d : shape)
-    if (d < 0)
-      return emitError() << "!dist.tensor needs a static, non-negative global "
-                            "shape; got a dimension of size "
-                         << d;
+  for (auto [i, d] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(d) || d < 0)
+      return emitError() << "!dist.tensor needs a static global shape; "
+                            "dimension "
+                         << i << " is dynamic";
   if (!elementType.isIntOrIndexOrFloat())
     return emitError() << "!dist.tensor element type must be an integer, "
                           "index or float type, got "
@@ -33,7 +34,7 @@ Type DistTensorType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
   if (parser.parseLess() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true) ||
       parser.parseType(elementType) || parser.parseComma())
     return {};
   FailureOr<LayoutAttr> layout = LayoutAttr::parseBody(parser);

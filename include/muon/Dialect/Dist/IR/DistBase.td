@@ -68,8 +68,9 @@ def Dist_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
   let genSpecializedAttr = 0;
 }
 
+// Standalone: #dist.reduce<sum>; inside ops written bare (`reduce sum`).
 def Dist_ReduceKindAttr : EnumAttr<Dist_Dialect, Dist_ReduceKind, "reduce"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def Dist_StorageKind : I32EnumAttr<"StorageKind", "storage sharding kind", [

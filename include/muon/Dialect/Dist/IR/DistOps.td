@@ -101,7 +101,7 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather",
 
 def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter",
     (ins I64Attr:$scatter_dim, Dist_ReduceKindAttr:$reduction),
-    "`reduce` $reduction `dim` $scatter_dim"> {
+    "`reduce` custom<ReduceKind>($reduction) `dim` $scatter_dim"> {
   let summary = "Reduce over the group, leaving each rank one chunk";
   let description = commonDescription # [{
     ```mlir
@@ -114,7 +114,7 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter",
 }
 
 def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
-    (ins Dist_ReduceKindAttr:$reduction), "`reduce` $reduction"> {
+    (ins Dist_ReduceKindAttr:$reduction), "`reduce` custom<ReduceKind>($reduction)"> {
   let summary = "Reduce over the group; every rank gets the result";
   let description = commonDescription # [{
     ```mlir
