@@ -46,12 +46,13 @@ func.func @types(
 }
 
 // CHECK-LABEL: func.func @attributes
-// CHECK-SAME: dist.p = #dist.placement<shard<1>>
-// CHECK-SAME: dist.r = #dist.placement<reduced>
-// CHECK-SAME: dist.s = #dist.storage<block<0 on dp weights [1, 1, 1, 5], 1 on tp>>
+// Attributes print sorted by name.
 // CHECK-SAME: dist.l = #dist.layout<@m, [shard<0>, shard<0>], order = {0 = [tp, dp]}, storage = whole<on dp owner 0>>
 // CHECK-SAME: dist.o = #dist.shard_order<0 = ["tp", "dp"]>
+// CHECK-SAME: dist.p = #dist.placement<shard<1>>
+// CHECK-SAME: dist.r = #dist.placement<reduced>
 // CHECK-SAME: dist.red = #dist.reduce<max>
+// CHECK-SAME: dist.s = #dist.storage<block<0 on dp weights [1, 1, 1, 5], 1 on tp>>
 func.func @attributes() attributes {
     dist.p = #dist.placement<shard<1>>,
     dist.r = #dist.placement<reduced>,
