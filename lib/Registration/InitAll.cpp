@@ -2,6 +2,7 @@
 
 #include "muon/InitAll.h"
 #include "muon/Dialect/Dist/IR/DistDialect.h"
+#include "muon/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -13,7 +14,7 @@ void muon::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void muon::registerAllPasses() {
-  // The dist dialect has no passes yet; muon-* passes register here.
+  muon::dist::registerDistPasses();
 }
 
 void muon::registerToolDialects(mlir::DialectRegistry &registry) {
