@@ -6,7 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MUON_BUILD_DIR:-$root/build}
 
-bash "$root/scripts/build.sh" > "$build.log" 2>&1 || { cat "$build.log"; exit 1; }
+log=$(mktemp)
+echo "building (log: $log)..."
+bash "$root/scripts/build.sh" > "$log" 2>&1 || { cat "$log"; exit 1; }
 for example in "$root"/examples/*.mlir; do
   echo "=== $(basename "$example")"
   "$build/bin/muon-opt" --dist-print-layouts -o /dev/null "$example"

@@ -124,7 +124,7 @@ int64_t LocalShard::numElements() const {
 }
 
 std::vector<int> muon::layout::shardAxesOf(const Layout &layout,
-                                           const Mesh &mesh, int64_t dim) {
+                                           int64_t dim) {
   for (const auto &entry : layout.shardOrder)
     if (entry.first == dim)
       return entry.second;
@@ -133,7 +133,6 @@ std::vector<int> muon::layout::shardAxesOf(const Layout &layout,
     if (layout.placements[a].kind == PlacementKind::Shard &&
         layout.placements[a].dim == dim)
       axes.push_back(a);
-  (void)mesh;
   return axes;
 }
 
@@ -334,7 +333,7 @@ LocalShard muon::layout::computeShard(const std::vector<int64_t> &shape,
   local.offsets.assign(shape.size(), 0);
   for (size_t d = 0; d < shape.size(); ++d) {
     // Outer splits first; each split divides the block the outer ones left.
-    for (int a : shardAxesOf(layout, mesh, static_cast<int64_t>(d))) {
+    for (int a : shardAxesOf(layout, static_cast<int64_t>(d))) {
       Interval part = chunk(local.shape[d], mesh.sizes[a], coords[a]);
       local.offsets[d] += part.offset;
       local.shape[d] = part.size;

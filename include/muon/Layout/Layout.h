@@ -140,8 +140,7 @@ struct LocalShard {
 };
 
 /// Mesh axes that shard tensor dim `dim`, outer split first.
-std::vector<int> shardAxesOf(const Layout &layout, const Mesh &mesh,
-                             int64_t dim);
+std::vector<int> shardAxesOf(const Layout &layout, int64_t dim);
 
 /// Checks weights for splitting over `parts` ranks: empty (even) or one
 /// positive weight per rank. Returns "" or a message starting with `what`.

@@ -2,6 +2,7 @@
 
 #include "muon/Dialect/Dist/IR/DistAttrs.h"
 #include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "DistParsing.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -14,13 +15,34 @@ using namespace muon::dist;
 // Shared parsing helpers
 //===----------------------------------------------------------------------===//
 
-/// An axis name: a bare identifier, or a string for other spellings.
-static ParseResult parseAxisName(AsmParser &parser, StringAttr &name) {
+ParseResult muon::dist::detail::parseAxisName(AsmParser &parser,
+                                             StringAttr &name) {
   std::string value;
   if (parser.parseKeywordOrString(&value))
     return failure();
   name = parser.getBuilder().getStringAttr(value);
   return success();
+}
+
+using muon::dist::detail::parseAxisName;
+
+/// The standalone form of an attribute that also appears bare inside layouts:
+/// `<` bare `>`.
+template <typename AttrT>
+static Attribute parseBracketed(AsmParser &parser) {
+  if (parser.parseLess())
+    return {};
+  AttrT attr = AttrT::parseBare(parser);
+  if (!attr || parser.parseGreater())
+    return {};
+  return attr;
+}
+
+template <typename AttrT>
+static void printBracketed(AsmPrinter &printer, AttrT attr) {
+  printer << "<";
+  attr.printBare(printer);
+  printer << ">";
 }
 
 static ParseResult parseIntList(AsmParser &parser,
@@ -117,18 +139,11 @@ void PlacementAttr::printBare(AsmPrinter &printer) const {
 }
 
 Attribute PlacementAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  PlacementAttr attr = parseBare(parser);
-  if (!attr || parser.parseGreater())
-    return {};
-  return attr;
+  return parseBracketed<PlacementAttr>(parser);
 }
 
 void PlacementAttr::print(AsmPrinter &printer) const {
-  printer << "<";
-  printBare(printer);
-  printer << ">";
+  printBracketed(printer, *this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -268,18 +283,11 @@ void StorageAttr::printBare(AsmPrinter &printer) const {
 }
 
 Attribute StorageAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  StorageAttr attr = parseBare(parser);
-  if (!attr || parser.parseGreater())
-    return {};
-  return attr;
+  return parseBracketed<StorageAttr>(parser);
 }
 
 void StorageAttr::print(AsmPrinter &printer) const {
-  printer << "<";
-  printBare(printer);
-  printer << ">";
+  printBracketed(printer, *this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 
 #include "muon/Dialect/Dist/IR/DistOps.h"
 #include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "DistParsing.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -17,11 +18,7 @@ using namespace muon::dist;
 //===----------------------------------------------------------------------===//
 
 static ParseResult parseAxisName(OpAsmParser &parser, StringAttr &axis) {
-  std::string name;
-  if (parser.parseKeywordOrString(&name))
-    return failure();
-  axis = parser.getBuilder().getStringAttr(name);
-  return success();
+  return muon::dist::detail::parseAxisName(parser, axis);
 }
 
 static void printAxisName(OpAsmPrinter &printer, Operation *, StringAttr axis) {
