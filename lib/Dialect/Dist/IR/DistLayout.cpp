@@ -8,13 +8,21 @@ using namespace mlir;
 using namespace muon;
 using namespace muon::dist;
 
-MeshOp muon::dist::lookupMesh(Operation *from, FlatSymbolRefAttr name,
-                              SymbolTableCollection *tables) {
+/// Looks `name` up from `from`, through `tables` when the caller has them
+/// (verifiers do, to avoid rebuilding symbol tables per op).
+template <typename OpT>
+static OpT lookupSymbol(Operation *from, FlatSymbolRefAttr name,
+                        SymbolTableCollection *tables) {
   if (!name)
     return {};
   if (tables)
-    return tables->lookupNearestSymbolFrom<MeshOp>(from, name);
-  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, name);
+    return tables->lookupNearestSymbolFrom<OpT>(from, name);
+  return SymbolTable::lookupNearestSymbolFrom<OpT>(from, name);
+}
+
+MeshOp muon::dist::lookupMesh(Operation *from, FlatSymbolRefAttr name,
+                              SymbolTableCollection *tables) {
+  return lookupSymbol<MeshOp>(from, name, tables);
 }
 
 layout::Mesh muon::dist::toLayoutMesh(MeshOp mesh) {
@@ -46,6 +54,10 @@ static_assert(static_cast<int>(PlacementKind::Reduced) ==
 static_assert(static_cast<int>(ReduceKind::Min) ==
                   static_cast<int>(layout::ReduceKind::Min),
               "reduce kinds out of sync");
+// layout::StorageKind has an extra None = 0 in front.
+static_assert(static_cast<int>(StorageKind::Whole) + 1 ==
+                  static_cast<int>(layout::StorageKind::Whole),
+              "storage kinds out of sync");
 
 PlacementAttr muon::dist::getCotangent(PlacementAttr primal) {
   return fromLayoutPlacement(primal.getContext(),
@@ -90,7 +102,7 @@ muon::dist::toLayout(LayoutAttr attr, MeshOp mesh, Operation *from,
     return result;
   layout::Storage &storage = result.storage;
   storage.kind = static_cast<layout::StorageKind>(
-      static_cast<int>(st.getKind()) + 1); // layout::StorageKind has None=0.
+      static_cast<int>(st.getKind()) + 1);
   switch (st.getKind()) {
   case StorageKind::Dim:
   case StorageKind::Block:
@@ -112,11 +124,7 @@ muon::dist::toLayout(LayoutAttr attr, MeshOp mesh, Operation *from,
     break;
   }
   case StorageKind::Flat: {
-    FlatGroupOp group =
-        tables ? tables->lookupNearestSymbolFrom<FlatGroupOp>(from,
-                                                              st.getGroup())
-               : SymbolTable::lookupNearestSymbolFrom<FlatGroupOp>(
-                     from, st.getGroup());
+    FlatGroupOp group = lookupSymbol<FlatGroupOp>(from, st.getGroup(), tables);
     if (!group) {
       emitError() << "bad group membership: " << st.getGroup()
                   << " does not name a dist.flat_group";

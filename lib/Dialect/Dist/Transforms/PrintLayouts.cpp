@@ -25,14 +25,14 @@ void printList(llvm::raw_ostream &os, const std::vector<int64_t> &values,
   llvm::interleave(values, os, sep);
 }
 
-/// Prints one row per rank for `type`, seen from `anchor` (for lookups).
-void printTable(llvm::raw_ostream &os, DistTensorType type, Operation *anchor) {
+/// Prints one row per rank for `type` (converted once to `l` on `m`).
+void printTable(llvm::raw_ostream &os, DistTensorType type,
+                const layout::Layout &l, const layout::Mesh &m) {
   os << type << "\n";
-  MeshOp mesh = lookupMesh(anchor, type.getMesh());
-  layout::Mesh m = toLayoutMesh(mesh);
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   for (int64_t r = 0; r < m.numRanks(); ++r) {
     std::vector<int64_t> coords = m.coords(r);
-    layout::LocalShard s = localShardOf(type, anchor, coords);
+    layout::LocalShard s = layout::localShard(shape, l, m, coords);
     os << "  rank " << r << " (";
     for (size_t a = 0; a < coords.size(); ++a)
       os << (a ? ", " : "") << m.axisNames[a] << "=" << coords[a];
@@ -78,13 +78,17 @@ struct DistPrintLayoutsPass
       auto type = cast<DistTensorType>(t);
       Operation *anchor = anchors[t];
       // Report bad layouts instead of printing nonsense for them.
-      if (failed(verifyDistTensorType(type, anchor, [&] {
-            return anchor->emitError("cannot print layout of ") << type << ": ";
-          }))) {
+      auto emitError = [&] {
+        return anchor->emitError("cannot print layout of ") << type << ": ";
+      };
+      if (failed(verifyDistTensorType(type, anchor, emitError))) {
         failedAny = true;
         continue;
       }
-      printTable(llvm::outs(), type, anchor);
+      MeshOp mesh = lookupMesh(anchor, type.getMesh());
+      FailureOr<layout::Layout> l =
+          toLayout(type.getLayout(), mesh, anchor, emitError);
+      printTable(llvm::outs(), type, *l, toLayoutMesh(mesh));
     }
     if (failedAny)
       signalPassFailure();
