@@ -606,3 +606,57 @@ func.func @f() -> index {
   %0 = dist.coord @m axes [tp]
   return %0 : index
 }
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{has 3 sizes for a group of 4 ranks}}
+  %0 = dist.gather %x on @m axes [dp] dim 0 root 0 sizes [4, 4, 8] : tensor<?x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{sizes add up to 15 but the full tensor has 16 along dimension 0}}
+  %0 = dist.gather %x on @m axes [dp] dim 0 root 0 sizes [4, 4, 4, 3] : tensor<?x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{sizes must be non-negative, got -1}}
+  %0 = dist.gather %x on @m axes [dp] dim 0 root 0 sizes [9, 8, 0, -1] : tensor<?x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{piece dimension 0 is static (4) but the sizes differ between ranks; make it dynamic}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 sizes [9, 7, 0, 0] : tensor<16x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{weights must be positive, got 0}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 weights [1, 0, 1, 1] : tensor<16x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{takes `sizes` or `weights`, not both}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 sizes [4, 4, 4, 4] weights [1, 1, 1, 1] : tensor<16x8xf32> -> tensor<4x8xf32>
+  return
+}

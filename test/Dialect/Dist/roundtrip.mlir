@@ -87,6 +87,10 @@ func.func @collectives(%x: tensor<4x8xf32>, %full: tensor<16x8xf32>,
   %8 = dist.scatter %full on @m axes [dp] dim 0 root 1 : tensor<16x8xf32> -> tensor<4x8xf32>
   // CHECK: dist.scatter %{{.*}} on @m axes [dp] dim 0 root 0 : tensor<16x8xf32> -> tensor<?x8xf32>
   %9 = dist.scatter %full on @m axes [dp] dim 0 root 0 : tensor<16x8xf32> -> tensor<?x8xf32>
+  // CHECK: dist.gather %{{.*}} on @m axes [dp] dim 0 root 0 sizes [9, 7, 0, 0] : tensor<?x8xf32> -> tensor<16x8xf32>
+  %11 = dist.gather %u on @m axes [dp] dim 0 root 0 sizes [9, 7, 0, 0] : tensor<?x8xf32> -> tensor<16x8xf32>
+  // CHECK: dist.scatter %{{.*}} on @m axes [dp] dim 0 root 3 weights [1, 2, 1, 1] : tensor<16x8xf32> -> tensor<?x8xf32>
+  %12 = dist.scatter %full on @m axes [dp] dim 0 root 3 weights [1, 2, 1, 1] : tensor<16x8xf32> -> tensor<?x8xf32>
   // CHECK: dist.all_to_all %{{.*}} on @m axes [dp] split 0 concat 1 : tensor<16x8xf32> -> tensor<4x32xf32>
   %10 = dist.all_to_all %full on @m axes [dp] split 0 concat 1 : tensor<16x8xf32> -> tensor<4x32xf32>
   return

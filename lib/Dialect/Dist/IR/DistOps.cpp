@@ -241,6 +241,54 @@ static LogicalResult verifyCollectiveBase(Operation *op,
   return success();
 }
 
+/// Rooted gather/scatter with per-rank `sizes` or `weights` along `dim`:
+/// one entry per group rank; the full length (result of a gather, operand of
+/// a scatter) must match `sizes`; the piece is dynamic unless all sizes agree.
+static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
+                                         std::optional<ArrayRef<int64_t>> sizes,
+                                         std::optional<ArrayRef<int64_t>> weights,
+                                         bool pieceIsResult) {
+  if (sizes && weights)
+    return op->emitOpError("takes `sizes` or `weights`, not both");
+  ArrayRef<int64_t> given = sizes ? *sizes : *weights;
+  StringRef what = sizes ? "sizes" : "weights";
+  if (static_cast<int64_t>(given.size()) != k)
+    return op->emitOpError("has ")
+           << given.size() << " " << what << " for a group of " << k
+           << " ranks";
+  for (int64_t v : given)
+    if (sizes ? v < 0 : v <= 0)
+      return op->emitOpError(what)
+             << (sizes ? " must be non-negative" : " must be positive")
+             << ", got " << v;
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  RankedTensorType piece = pieceIsResult ? out : in;
+  RankedTensorType full = pieceIsResult ? in : out;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (d == dim)
+      continue;
+    if (failed(checkDim(op, d, in.getDimSize(d), out.getDimSize(d), k,
+                        DimRule::Same)))
+      return failure();
+  }
+  if (!sizes)
+    return success();
+  int64_t total = 0;
+  for (int64_t v : *sizes)
+    total += v;
+  if (!full.isDynamicDim(dim) && full.getDimSize(dim) != total)
+    return op->emitOpError("sizes add up to ")
+           << total << " but the full tensor has " << full.getDimSize(dim)
+           << " along dimension " << dim;
+  if (!piece.isDynamicDim(dim) &&
+      llvm::any_of(*sizes, [&](int64_t v) { return v != piece.getDimSize(dim); }))
+    return op->emitOpError("piece dimension ")
+           << dim << " is static (" << piece.getDimSize(dim)
+           << ") but the sizes differ between ranks; make it dynamic";
+  return success();
+}
+
 static LogicalResult verifyRoot(Operation *op, int64_t root, int64_t k) {
   if (root < 0 || root >= k)
     return op->emitOpError("root ")
@@ -333,7 +381,7 @@ FlatGroupOp::verifySymbolUses(SymbolTableCollection &tables) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AllGatherOp::verify() {
-  return verifyCollectiveBase(*this, {getGatherDim()});
+  return verifyCollectiveBase(*this, {static_cast<int64_t>(getGatherDim())});
 }
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<MeshAxes> g =
@@ -347,7 +395,7 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  return verifyCollectiveBase(*this, {getScatterDim()});
+  return verifyCollectiveBase(*this, {static_cast<int64_t>(getScatterDim())});
 }
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -382,35 +430,42 @@ LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 LogicalResult GatherOp::verify() {
-  return verifyCollectiveBase(*this, {getGatherDim()});
+  return verifyCollectiveBase(*this, {static_cast<int64_t>(getGatherDim())});
 }
 LogicalResult GatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<MeshAxes> g =
       resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
   if (failed(g) || failed(verifyRoot(*this, getRoot(), g->groupSize)))
     return failure();
+  int64_t dim = getGatherDim();
+  if (getSizes() || getWeights())
+    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
+                               getWeights(), /*pieceIsResult=*/false);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
-    return d == static_cast<int64_t>(getGatherDim()) ? DimRule::Gather
-                                                     : DimRule::Same;
+    return d == dim ? DimRule::Gather : DimRule::Same;
   });
 }
 
 LogicalResult ScatterOp::verify() {
-  return verifyCollectiveBase(*this, {getScatterDim()});
+  return verifyCollectiveBase(*this, {static_cast<int64_t>(getScatterDim())});
 }
 LogicalResult ScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<MeshAxes> g =
       resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
   if (failed(g) || failed(verifyRoot(*this, getRoot(), g->groupSize)))
     return failure();
+  int64_t dim = getScatterDim();
+  if (getSizes() || getWeights())
+    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
+                               getWeights(), /*pieceIsResult=*/true);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
-    return d == static_cast<int64_t>(getScatterDim()) ? DimRule::Scatter
-                                                      : DimRule::Same;
+    return d == dim ? DimRule::Scatter : DimRule::Same;
   });
 }
 
 LogicalResult AllToAllOp::verify() {
-  return verifyCollectiveBase(*this, {getSplitDim(), getConcatDim()});
+  return verifyCollectiveBase(
+      *this, {static_cast<int64_t>(getSplitDim()), static_cast<int64_t>(getConcatDim())});
 }
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<MeshAxes> g =

@@ -137,8 +137,10 @@ def Dist_BroadcastOp : Dist_CollectiveOp<"broadcast",
 }
 
 def Dist_GatherOp : Dist_CollectiveOp<"gather",
-    (ins I64Attr:$gather_dim, I64Attr:$root),
-    "`dim` $gather_dim `root` $root"> {
+    (ins I64Attr:$gather_dim, I64Attr:$root,
+         OptionalAttr<DenseI64ArrayAttr>:$sizes,
+         OptionalAttr<DenseI64ArrayAttr>:$weights),
+    "`dim` $gather_dim `root` $root (`sizes` $sizes^)? (`weights` $weights^)?"> {
   let summary = "Concatenate every rank's tensor on the root only";
   let description = commonDescription # [{
     ```mlir
@@ -147,19 +149,32 @@ def Dist_GatherOp : Dist_CollectiveOp<"gather",
     ```
     Only the root's result is defined; other ranks must not read it (the
     lowering materialises the full tensor on the root only).
+
+    By default the pieces follow the chunk rule. `sizes` gives every rank's
+    piece length explicitly (flat storage: element ranges of one member) and
+    `weights` the weighted chunk rule (weighted storage), one entry per rank
+    of the group:
+    ```mlir
+    %f = dist.gather %piece on @mesh axes [dp] dim 0 root 0 sizes [9, 7, 0, 0]
+        : tensor<?xf32> -> tensor<16xf32>
+    ```
   }];
 }
 
 def Dist_ScatterOp : Dist_CollectiveOp<"scatter",
-    (ins I64Attr:$scatter_dim, I64Attr:$root),
-    "`dim` $scatter_dim `root` $root"> {
+    (ins I64Attr:$scatter_dim, I64Attr:$root,
+         OptionalAttr<DenseI64ArrayAttr>:$sizes,
+         OptionalAttr<DenseI64ArrayAttr>:$weights),
+    "`dim` $scatter_dim `root` $root (`sizes` $sizes^)? (`weights` $weights^)?"> {
   let summary = "Split the root's tensor and send one chunk to each rank";
   let description = commonDescription # [{
     ```mlir
     %shard = dist.scatter %full on @mesh axes [dp] dim 0 root 1
         : tensor<16x8xf32> -> tensor<4x8xf32>
     ```
-    Only the root's operand is read. Chunks follow the chunk rule.
+    Only the root's operand is read. Chunks follow the chunk rule, or
+    explicit `sizes`, or the weighted chunk rule with `weights`, exactly as
+    for `dist.gather`.
   }];
 }
 
