@@ -3,6 +3,8 @@
 #include "muon/InitAll.h"
 #include "muon/Dialect/Dist/IR/DistDialect.h"
 #include "muon/Dialect/Dist/Transforms/Passes.h"
+#include "muon/Dialect/Muon/IR/MuonDialect.h"
+#include "muon/Dialect/Muon/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -10,11 +12,12 @@
 #include "mlir/InitAllPasses.h"
 
 void muon::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<muon::dist::DistDialect>();
+  registry.insert<muon::dist::DistDialect, muon::optim::MuonDialect>();
 }
 
 void muon::registerAllPasses() {
   muon::dist::registerDistPasses();
+  muon::optim::registerMuonPasses();
 }
 
 void muon::registerToolDialects(mlir::DialectRegistry &registry) {

@@ -1,0 +1,1 @@
+include "muon/Dialect/Muon/IR/MuonOps.td"

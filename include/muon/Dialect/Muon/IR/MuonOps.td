@@ -1,0 +1,168 @@
+//===- MuonOps.td - muon dialect operations ----------------*- tablegen -*-===//
+
+#ifndef MUON_DIALECT_MUON_IR_MUONOPS_TD
+#define MUON_DIALECT_MUON_IR_MUONOPS_TD
+
+include "muon/Dialect/Muon/IR/MuonAttrs.td"
+include "muon/Dialect/Dist/IR/DistTypes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Muon_ParamArrayAttr : TypedArrayAttrBase<Muon_ParamAttr,
+                                             "array of #muon.param">;
+
+def Muon_StepOp : Muon_Op<"step", [
+    AttrSizedOperandSegments, SameVariadicResultSize,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "One distributed Muon optimizer step";
+  let description = [{
+    ```mlir
+    %new:4 = muon.step params(%w0, %w1 : !fsdp, !tp)
+                       grads(%g0, %g1 : !fsdp, !tp)
+                       momenta(%m0, %m1 : !fsdp, !tp)
+                       {lr = 0.02 : f64, weight_decay = 0.01 : f64}
+    // %new#0, %new#1: new parameters; %new#2, %new#3: new momenta
+    ```
+    For each parameter P with gradient G and momentum M (all the same
+    global shape, P and M the same layout; G the same layout, or partial
+    on axes where P is replicated: then the step reduces it first):
+    ```
+    M <- lerp(M, G, 1 - momentum)          (momentum_form sum: M <- momentum*M + G)
+    U <- nesterov ? lerp(G, M, momentum) : M
+    O <- NS(U) * scale(m, n)               original: max(1, m/n)^0.5
+                                           match_rms_adamw: 0.2 * sqrt(max(m, n))
+    P <- P * (1 - lr * weight_decay) - lr * O
+    ```
+    NS is `muon.newton_schulz` with `ns_steps`, `ns_coeffs` (one (a,b,c)
+    triple, or one per iteration), `eps` and `ns_dtype` (f32 or bf16);
+    m, n are the last two dims; leading dims are a batch (expert stacks).
+
+    Attributes: `strategy` (round_robin, balanced, explicit) picks owners in
+    `muon-assign-owners`; `assignment` is the explicit rank-keyed form
+    (entry r lists the parameter indices rank r owns, as in seed 000);
+    `owners` is the per-parameter owner rank the pass writes (or the user
+    gives); `param_info` names parameters and marks EP/PP-local ones;
+    `prefetch_count` and `async_gpu_parallelism` steer the schedule.
+
+    Results: the new parameters, then the new momenta (same types).
+  }];
+  let arguments = (ins
+    Variadic<Dist_TensorType>:$params,
+    Variadic<Dist_TensorType>:$grads,
+    Variadic<Dist_TensorType>:$momenta,
+    F64Attr:$lr,
+    DefaultValuedAttr<F64Attr, "0.95">:$momentum,
+    DefaultValuedAttr<BoolAttr, "true">:$nesterov,
+    DefaultValuedAttr<I64Attr, "5">:$ns_steps,
+    OptionalAttr<DenseF64ArrayAttr>:$ns_coeffs,
+    DefaultValuedAttr<F64Attr, "1.0e-7">:$eps,
+    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+    DefaultValuedAttr<Muon_LrAdjustAttr, "LrAdjust::Original">:$lr_adjust,
+    DefaultValuedAttr<Muon_MomentumFormAttr,
+                      "MomentumForm::Lerp">:$momentum_form,
+    OptionalAttr<TypeAttr>:$ns_dtype,
+    DefaultValuedAttr<Muon_StrategyAttr, "Strategy::RoundRobin">:$strategy,
+    DefaultValuedAttr<I64Attr, "1">:$prefetch_count,
+    DefaultValuedAttr<BoolAttr, "false">:$async_gpu_parallelism,
+    OptionalAttr<Muon_ParamArrayAttr>:$param_info,
+    OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
+                 "rank-keyed owner lists">>:$assignment,
+    OptionalAttr<DenseI64ArrayAttr>:$owners);
+  let results = (outs Variadic<Dist_TensorType>:$new_params,
+                      Variadic<Dist_TensorType>:$new_momenta);
+  let assemblyFormat = [{
+    `params` `(` $params `:` qualified(type($params)) `)`
+    `grads` `(` $grads `:` qualified(type($grads)) `)`
+    `momenta` `(` $momenta `:` qualified(type($momenta)) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumParams() { return getParams().size(); }
+    /// The (a, b, c) coefficients of NS iteration `i` (default: the
+    /// Muon quintic (3.4445, -4.7750, 2.0315)).
+    std::array<double, 3> getCoeffsOf(int64_t i);
+    /// The coefficients as given: one triple, or one per iteration.
+    ::llvm::SmallVector<double> getCoeffList();
+    /// The type NS computes in (default f32).
+    ::mlir::Type getNsElementType();
+    /// Per-parameter info (a default one when absent).
+    ParamAttr getParamInfoOf(int64_t i);
+    /// "#i ('name')" or "#i", for diagnostics.
+    std::string describeParam(int64_t i);
+  }];
+}
+
+def Muon_NewtonSchulzOp : Muon_Op<"newton_schulz",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Orthogonalise a matrix (or a batch of matrices)";
+  let description = [{
+    ```mlir
+    %o = muon.newton_schulz %u steps 5
+           coeffs [3.4445, -4.775, 2.0315, ...] eps 1.0e-7 in f32
+           : tensor<64x32xf32>
+    ```
+    The input is a full matrix m x n (or a batch: leading dims index
+    independent matrices, e.g. a stack of experts). Per matrix:
+    ```
+    X <- U in the compute type; if m > n: X <- X^T
+    X <- X / (||X||_F + eps)
+    for i in 0..steps: A <- X X^T; B <- b_i*A + c_i*A*A; X <- a_i*X + B*X
+    if transposed: X <- X^T; result in the input's element type
+    ```
+    `coeffs` holds one (a, b, c) triple for every iteration, or 3 values per
+    iteration (e.g. Polar Express).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$steps,
+                       DenseF64ArrayAttr:$coeffs, F64Attr:$eps,
+                       TypeAttr:$compute_type);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `steps` $steps `coeffs` $coeffs `eps` $eps `in` $compute_type
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Muon_MomentumUpdateOp : Muon_Op<"momentum_update",
+    [Pure, AllTypesMatch<["momentum", "grad", "new_momentum", "update"]>]> {
+  let summary = "Update a momentum buffer; give the Newton-Schulz input";
+  let description = [{
+    ```mlir
+    %m2, %u = muon.momentum_update %m, %g beta 0.95 nesterov
+                : tensor<?x64xf32>
+    ```
+    Elementwise on any shard: `M' = lerp(M, G, 1-beta)` (with `sum`:
+    `M' = beta*M + G`); `U = nesterov ? lerp(G, M', beta) : M'`.
+  }];
+  let arguments = (ins AnyRankedTensor:$momentum, AnyRankedTensor:$grad,
+                       F64Attr:$beta, UnitAttr:$sum, UnitAttr:$nesterov);
+  let results = (outs AnyRankedTensor:$new_momentum,
+                      AnyRankedTensor:$update);
+  let assemblyFormat = [{
+    $momentum `,` $grad `beta` $beta (`sum` $sum^)? (`nesterov` $nesterov^)?
+    attr-dict `:` type($momentum)
+  }];
+}
+
+def Muon_ApplyUpdateOp : Muon_Op<"apply_update",
+    [Pure, AllTypesMatch<["param", "update", "result"]>]> {
+  let summary = "Apply an orthogonalised update to a parameter (shard)";
+  let description = [{
+    ```mlir
+    %p2 = muon.apply_update %p, %o lr 0.02 weight_decay 0.01 scale 1.0
+            : tensor<?x64xf32>
+    ```
+    Elementwise: `P' = P * (1 - lr*weight_decay) - lr * (O * scale)`.
+  }];
+  let arguments = (ins AnyRankedTensor:$param, AnyRankedTensor:$update,
+                       F64Attr:$lr, F64Attr:$weight_decay, F64Attr:$scale);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $param `,` $update `lr` $lr `weight_decay` $weight_decay `scale` $scale
+    attr-dict `:` type($param)
+  }];
+}
+
+#endif // MUON_DIALECT_MUON_IR_MUONOPS_TD

@@ -1,0 +1,22 @@
+//===- Passes.h - muon dialect passes ---------------------------*- C++ -*-===//
+
+#ifndef MUON_DIALECT_MUON_TRANSFORMS_PASSES_H
+#define MUON_DIALECT_MUON_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "muon/Dialect/Muon/IR/MuonDialect.h"
+
+namespace muon {
+namespace optim {
+
+#define GEN_PASS_DECL
+#include "muon/Dialect/Muon/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "muon/Dialect/Muon/Transforms/Passes.h.inc"
+
+} // namespace optim
+} // namespace muon
+
+#endif // MUON_DIALECT_MUON_TRANSFORMS_PASSES_H

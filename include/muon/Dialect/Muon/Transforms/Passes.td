@@ -1,0 +1,85 @@
+//===- Passes.td - muon dialect passes ---------------------*- tablegen -*-===//
+
+#ifndef MUON_DIALECT_MUON_TRANSFORMS_PASSES_TD
+#define MUON_DIALECT_MUON_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MuonAssignOwners : Pass<"muon-assign-owners", "mlir::ModuleOp"> {
+  let summary = "Give every parameter of every muon.step exactly one owner rank";
+  let description = [{
+    Writes `owners` (one rank per parameter) on each `muon.step`. The
+    owner is the only rank (per expert group) that runs Newton-Schulz on
+    the parameter. Strategies (the step's `strategy`, or the `strategy`
+    option, which overrides it):
+
+    * `round_robin` (seed 000): parameter i goes to candidate i mod k.
+    * `balanced`: greedy longest-processing-time: parameters in decreasing
+      order of Newton-Schulz cost (ns_steps * (4 p^2 q + 2 p^3), p <= q the
+      matrix dims; ties by index) each go to the least-loaded candidate
+      (ties to the lowest rank). Deterministic.
+    * `explicit`: the step's `assignment` (entry r lists the parameters
+      rank r owns) or `owners`, validated by the verifier.
+
+    Candidates respect the layout: a parameter with whole storage is owned
+    at its storage coordinate, an EP/PP-annotated one inside its group, and
+    an expert stack sharded over `ep` is owned once per `ep` group (named
+    by its coordinate-0 representative). Replicated axes (DDP, CP, HSDP
+    replicas) are just more candidates, so replicas spread the work and no
+    two ranks orthogonalise the same parameter.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"\"",
+           "Override every step's strategy: round_robin or balanced">
+  ];
+  let dependentDialects = ["::muon::optim::MuonDialect"];
+}
+
+def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
+  let summary = "Rewrite muon.step into SPMD code on local tensors";
+  let description = [{
+    Needs owners (run `muon-assign-owners` first). For each parameter:
+
+    1. `dist.to_local` of parameter, gradient and momentum; a partial
+       gradient is reduced over its partial axes (`dist.all_reduce`).
+    2. `muon.momentum_update` on the local shards.
+    3. Gather to the owner with rooted `dist.gather`s, one per split of the
+       layout, innermost split first (storage before compute; for one
+       tensor dim the nesting order of its axes). Each gather runs only on
+       the ranks that hold data at that point: the ones whose coordinates on
+       the already-gathered axes (and on replicated axes) match the owner's,
+       a condition uniform over the gather's communicator.
+    4. `muon.newton_schulz` under `scf.if` on the owner only.
+    5. `dist.scatter`s back in the reverse order (outer split first), then
+       one `dist.broadcast` over the replicated axes from the owner's
+       coordinates.
+    6. `muon.apply_update` on the local shard; `dist.from_local`.
+
+    Whole-storage and EP/PP-local parameters run under a condition on their
+    group's coordinate; nothing crosses the group. Expert stacks sharded
+    over a batch dim are orthogonalised per group, with no collective over
+    that axis.
+  }];
+  let dependentDialects = [
+    "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
+  let summary = "Print per-parameter and per-rank tables of every muon.step";
+  let description = [{
+    Per parameter: shape, layout, owner, Newton-Schulz FLOPs, the gather
+    and scatter chains and the bytes they move. Per rank: NS load (FLOPs),
+    bytes sent and received, and the balance (max load / mean load).
+    Run after `muon-assign-owners`. The IR is not changed.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the report ('-' = stdout)">
+  ];
+  let dependentDialects = ["::muon::optim::MuonDialect"];
+}
+
+#endif // MUON_DIALECT_MUON_TRANSFORMS_PASSES_TD

@@ -1,0 +1,107 @@
+//===- ParamPlan.h - How one parameter's Muon update moves ------*- C++ -*-===//
+//
+// For one parameter of a distributed Muon step: what every mesh axis means
+// for it, which splits the gather to the owner must undo and in which order
+// (innermost first, derived from the layout's nesting, never hard-coded),
+// which ranks may own it, and what Newton-Schulz costs on the owner.
+//
+// Plain C++ over muon::layout, shared by the muon.step verifier, the
+// muon-assign-owners / muon-expand-step / muon-report passes and the tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_PLAN_PARAMPLAN_H
+#define MUON_PLAN_PARAMPLAN_H
+
+#include "muon/Layout/Layout.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace muon {
+namespace plan {
+
+/// What a mesh axis is for one parameter.
+enum class AxisRole {
+  /// Splits a matrix dim (compute shard or storage split): gathered to the
+  /// owner, scattered back.
+  Gather,
+  /// Every rank holds the same data: the owner's result is broadcast.
+  Replicate,
+  /// Splits a batch (leading) dim, e.g. experts over `ep`: every coordinate
+  /// orthogonalises its own slice, nothing crosses the axis.
+  Independent,
+  /// Whole storage: only the storage owner's coordinate holds the tensor.
+  Whole,
+  /// EP/PP annotation: the parameter exists only at one coordinate.
+  Local,
+};
+
+/// One split the gather undoes.
+struct Split {
+  enum class Kind { Compute, Storage, Flat };
+  Kind kind = Kind::Compute;
+  int axis = -1;
+  /// The tensor dim it splits (0 of the flattened tensor for Flat).
+  int64_t dim = -1;
+  /// Weighted storage split: one weight per coordinate of `axis`.
+  std::vector<int64_t> weights;
+};
+
+/// Where the parameter lives beyond its layout (EP expert / PP stage).
+struct LocalTo {
+  int axis = -1; // -1: everywhere
+  int64_t index = -1;
+};
+
+struct ParamPlan {
+  std::vector<AxisRole> roles;  // per mesh axis
+  std::vector<int64_t> fixed;   // per axis: required owner coordinate or -1
+  std::vector<Split> chain;     // gather order, innermost split first
+  std::vector<int> replicateAxes;
+  std::vector<int> independentAxes;
+  int64_t m = 0, n = 0;         // matrix dims (last two)
+  int64_t batch = 1;            // matrices per global tensor
+  bool flat = false;            // chain starts with a flat element split
+};
+
+/// Builds the plan of a parameter of `shape` and (verified) `layout`.
+/// Returns "" or a message (e.g. an annotation that contradicts the layout).
+std::string planParam(const std::vector<int64_t> &shape,
+                      const layout::Layout &layout, const layout::Mesh &mesh,
+                      LocalTo local, ParamPlan &out);
+
+/// The layout after the first `undone` splits of the chain are undone (the
+/// layout of the data a gather step produces, or a scatter step consumes).
+layout::Layout layoutAfter(const ParamPlan &plan, const layout::Layout &layout,
+                           size_t undone);
+
+/// Why `rank` cannot own the parameter ("" when it can): a coordinate that
+/// differs from a Whole/Local requirement, or a non-zero coordinate on an
+/// Independent axis (owners are named by their group-0 representative).
+std::string whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
+                        int64_t rank);
+
+/// Every rank that may own the parameter, ascending.
+std::vector<int64_t> ownerCandidates(const ParamPlan &plan,
+                                     const layout::Mesh &mesh);
+
+/// The ranks that run Newton-Schulz for an owner: the owner itself, with
+/// every Independent axis coordinate varied (one per expert group).
+std::vector<int64_t> ownerRanks(const ParamPlan &plan,
+                                const layout::Mesh &mesh, int64_t owner);
+
+/// Newton-Schulz FLOPs for one m x n matrix: steps * (4 p^2 q + 2 p^3) with
+/// p = min(m, n), q = max(m, n) (X X^T, A*A, B*X on the short side).
+double nsFlops(int64_t m, int64_t n, int64_t steps);
+
+/// NS FLOPs one owner rank spends on the parameter: its largest group slice.
+double ownerFlops(const ParamPlan &plan, const std::vector<int64_t> &shape,
+                  const layout::Layout &layout, const layout::Mesh &mesh,
+                  int64_t steps);
+
+} // namespace plan
+} // namespace muon
+
+#endif // MUON_PLAN_PARAMPLAN_H

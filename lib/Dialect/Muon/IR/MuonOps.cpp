@@ -1,0 +1,307 @@
+//===- MuonOps.cpp - muon dialect operations ------------------------------===//
+
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "muon/Dialect/Muon/IR/StepAnalysis.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace ::muon::optim;
+namespace dist = ::muon::dist;
+namespace layout = ::muon::layout;
+namespace plan = ::muon::plan;
+using ::muon::dist::DistTensorType;
+
+#define GET_OP_CLASSES
+#include "muon/Dialect/Muon/IR/MuonOps.cpp.inc"
+
+static constexpr std::array<double, 3> kDefaultCoeffs = {3.4445, -4.7750,
+                                                         2.0315};
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s;
+}
+
+/// Checks the Newton-Schulz hyper-parameters shared by muon.step and
+/// muon.newton_schulz.
+static LogicalResult verifyNsParams(Operation *op, int64_t steps,
+                                    size_t numCoeffs, bool allowOneTriple,
+                                    double eps, Type computeType) {
+  if (steps < 1)
+    return op->emitOpError("ns_steps must be at least 1, got ") << steps;
+  if (numCoeffs != static_cast<size_t>(3 * steps) &&
+      !(allowOneTriple && numCoeffs == 3))
+    return op->emitOpError("has ")
+           << numCoeffs << " Newton-Schulz coefficients; expected "
+           << (allowOneTriple ? "3 (one (a, b, c) triple) or " : "")
+           << 3 * steps << " (one triple per iteration, ns_steps = " << steps
+           << ")";
+  if (!(eps >= 0))
+    return op->emitOpError("eps must be non-negative, got ") << eps;
+  if (computeType && !computeType.isF32() && !computeType.isBF16())
+    return op->emitOpError("Newton-Schulz computes in f32 or bf16, not ")
+           << computeType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StepOp
+//===----------------------------------------------------------------------===//
+
+std::array<double, 3> StepOp::getCoeffsOf(int64_t i) {
+  std::optional<ArrayRef<double>> c = getNsCoeffs();
+  if (!c)
+    return kDefaultCoeffs;
+  size_t base = c->size() == 3 ? 0 : static_cast<size_t>(3 * i);
+  return {(*c)[base], (*c)[base + 1], (*c)[base + 2]};
+}
+
+SmallVector<double> StepOp::getCoeffList() {
+  if (std::optional<ArrayRef<double>> c = getNsCoeffs())
+    return SmallVector<double>(c->begin(), c->end());
+  return SmallVector<double>(kDefaultCoeffs.begin(), kDefaultCoeffs.end());
+}
+
+Type StepOp::getNsElementType() {
+  if (std::optional<Type> t = getNsDtype())
+    return *t;
+  return Float32Type::get(getContext());
+}
+
+ParamAttr StepOp::getParamInfoOf(int64_t i) {
+  if (std::optional<ArrayAttr> info = getParamInfo())
+    if (i < static_cast<int64_t>(info->size()))
+      return cast<ParamAttr>((*info)[i]);
+  MLIRContext *ctx = getContext();
+  return ParamAttr::get(ctx, StringAttr::get(ctx, ""), LocalKind::Global,
+                        StringAttr::get(ctx, ""), -1);
+}
+
+std::string StepOp::describeParam(int64_t i) {
+  std::string s = "#" + std::to_string(i);
+  StringRef name = getParamInfoOf(i).getName().getValue();
+  if (!name.empty())
+    s += " ('" + name.str() + "')";
+  return s;
+}
+
+LogicalResult StepOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties properties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  // Operand segments: params, grads, momenta. Results: params' then momenta'
+  // types.
+  auto *props = properties.as<Properties *>();
+  ArrayRef<int32_t> sizes = props->operandSegmentSizes;
+  int32_t numParams = sizes[0], numGrads = sizes[1];
+  for (int32_t i = 0; i < numParams; ++i)
+    inferred.push_back(operands[i].getType());
+  for (int32_t i = 0; i < sizes[2]; ++i)
+    inferred.push_back(operands[numParams + numGrads + i].getType());
+  return success();
+}
+
+LogicalResult StepOp::verify() {
+  int64_t n = getNumParams();
+  if (n == 0)
+    return emitOpError("needs at least one parameter");
+  if (static_cast<int64_t>(getGrads().size()) != n)
+    return emitOpError("has ") << n << " parameters but "
+                               << getGrads().size() << " gradients";
+  if (static_cast<int64_t>(getMomenta().size()) != n)
+    return emitOpError("has ") << n << " parameters but "
+                               << getMomenta().size() << " momentum buffers";
+  if (std::optional<ArrayAttr> info = getParamInfo())
+    if (static_cast<int64_t>(info->size()) != n)
+      return emitOpError("param_info has ")
+             << info->size() << " entries for " << n << " parameters";
+
+  for (int64_t i = 0; i < n; ++i) {
+    auto p = cast<DistTensorType>(getParams()[i].getType());
+    if (p.getRank() < 2)
+      return emitOpError("parameter ")
+             << describeParam(i) << " has rank " << p.getRank() << " (shape "
+             << shapeStr(p.getShape())
+             << "); Muon orthogonalises matrices, so give parameters with "
+                "fewer than 2 dims to another optimizer (e.g. AdamW)";
+    if (!isa<FloatType>(p.getElementType()))
+      return emitOpError("parameter ")
+             << describeParam(i) << " has non-float element type "
+             << p.getElementType();
+    for (auto [what, v] : {std::pair<StringRef, Value>{"gradient", getGrads()[i]},
+                           {"momentum buffer", getMomenta()[i]}}) {
+      auto t = cast<DistTensorType>(v.getType());
+      if (t.getShape() != p.getShape())
+        return emitOpError() << what << " of parameter " << describeParam(i)
+                             << " has shape " << shapeStr(t.getShape())
+                             << " but the parameter has "
+                             << shapeStr(p.getShape());
+      if (t.getElementType() != p.getElementType())
+        return emitOpError() << what << " of parameter " << describeParam(i)
+                             << " has element type " << t.getElementType()
+                             << " but the parameter has "
+                             << p.getElementType();
+    }
+  }
+
+  if (failed(verifyNsParams(*this, getNsSteps(),
+                            getNsCoeffs() ? getNsCoeffs()->size() : 3,
+                            /*allowOneTriple=*/true, getEps().convertToDouble(),
+                            getNsElementType())))
+    return failure();
+  double lr = getLr().convertToDouble(), beta = getMomentum().convertToDouble();
+  if (!(lr >= 0))
+    return emitOpError("lr must be non-negative, got ") << lr;
+  if (!(beta >= 0 && beta < 1))
+    return emitOpError("momentum must be in [0, 1), got ") << beta;
+  if (!(getWeightDecay().convertToDouble() >= 0))
+    return emitOpError("weight_decay must be non-negative, got ")
+           << getWeightDecay().convertToDouble();
+  if (static_cast<int64_t>(getPrefetchCount()) < 0)
+    return emitOpError("prefetch_count must be non-negative, got ")
+           << static_cast<int64_t>(getPrefetchCount());
+
+  if (std::optional<ArrayRef<int64_t>> owners = getOwners())
+    if (static_cast<int64_t>(owners->size()) != n)
+      return emitOpError("owners has ")
+             << owners->size() << " entries for " << n << " parameters";
+  bool isExplicit = getStrategy() == Strategy::Explicit;
+  if (getAssignment() && !isExplicit)
+    return emitOpError("has an `assignment` but strategy is ")
+           << stringifyStrategy(getStrategy())
+           << "; set strategy = #muon.strategy<explicit>";
+  if (isExplicit && !getAssignment() && !getOwners())
+    return emitOpError("strategy explicit needs an `assignment` (entry r "
+                       "lists the parameters rank r owns) or `owners`");
+  if (getAssignment() && getOwners())
+    return emitOpError("takes `assignment` or `owners`, not both");
+  return success();
+}
+
+/// The layout of a parameter's gradient may differ from the parameter's only
+/// by partial<sum|avg> where the parameter is replicated (the step reduces).
+static bool gradPlacementOk(dist::PlacementAttr grad,
+                            dist::PlacementAttr param) {
+  if (grad == param)
+    return true;
+  bool replicated = param.getKind() == dist::PlacementKind::Replicate ||
+                    param.getKind() == dist::PlacementKind::Reduced;
+  return replicated && grad.getKind() == dist::PlacementKind::Partial &&
+         (grad.getReduce() == dist::ReduceKind::Sum ||
+          grad.getReduce() == dist::ReduceKind::Avg);
+}
+
+LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
+  int64_t n = getNumParams();
+  auto p0 = cast<DistTensorType>(getParams()[0].getType());
+  FlatSymbolRefAttr meshName = p0.getMesh();
+  for (Value v : getOperands()) {
+    auto t = cast<DistTensorType>(v.getType());
+    if (failed(dist::verifyDistTensorType(
+            t, *this, [&] { return emitOpError(); }, &tables)))
+      return failure();
+    if (t.getMesh() != meshName)
+      return emitOpError("all tensors of one step must live on one mesh; ")
+             << "found " << meshName << " and " << t.getMesh();
+  }
+  dist::MeshOp meshOp = dist::lookupMesh(*this, meshName, &tables);
+
+  for (int64_t i = 0; i < n; ++i) {
+    auto p = cast<DistTensorType>(getParams()[i].getType());
+    auto g = cast<DistTensorType>(getGrads()[i].getType());
+    auto m = cast<DistTensorType>(getMomenta()[i].getType());
+    if (m.getLayout() != p.getLayout())
+      return emitOpError("momentum buffer of parameter ")
+             << describeParam(i) << " has layout " << m.getLayout()
+             << " but the parameter has " << p.getLayout()
+             << "; they must match";
+    dist::LayoutAttr gl = g.getLayout(), pl = p.getLayout();
+    if (gl.getOrder() != pl.getOrder() || gl.getStorage() != pl.getStorage())
+      return emitOpError("gradient of parameter ")
+             << describeParam(i)
+             << " has a different nesting order or storage than the "
+                "parameter; they must match";
+    for (auto [axis, gp, pp] :
+         llvm::zip(meshOp.getAxisNames(), gl.getPlacements(),
+                   pl.getPlacements()))
+      if (!gradPlacementOk(gp, pp))
+        return emitOpError("gradient of parameter ")
+               << describeParam(i) << " has placement " << gp
+               << " on mesh axis " << axis << " where the parameter has "
+               << pp
+               << "; expected the same placement, or partial<sum|avg> on a "
+                  "replicated axis (the step reduces it)";
+
+  }
+  FailureOr<StepFacts> facts = analyzeStep(*this, &tables);
+  if (failed(facts))
+    return failure();
+  const layout::Mesh &mesh = facts->mesh;
+
+  auto checkOwner = [&](int64_t i, int64_t rank) -> LogicalResult {
+    std::string why = plan::whyNotOwner(facts->params[i].plan, mesh, rank);
+    if (why.empty())
+      return success();
+    return emitOpError("cannot give parameter ")
+           << describeParam(i) << " to rank " << rank << ": " << why;
+  };
+  if (std::optional<ArrayRef<int64_t>> owners = getOwners())
+    for (auto [i, r] : llvm::enumerate(*owners))
+      if (failed(checkOwner(i, r)))
+        return failure();
+
+  if (std::optional<ArrayAttr> assignment = getAssignment()) {
+    if (static_cast<int64_t>(assignment->size()) > mesh.numRanks())
+      return emitOpError("assignment lists ")
+             << assignment->size() << " ranks but mesh " << meshName
+             << " has " << mesh.numRanks();
+    llvm::DenseMap<int64_t, int64_t> ownerOf;
+    for (auto [rank, entry] : llvm::enumerate(*assignment)) {
+      for (int64_t i : cast<DenseI64ArrayAttr>(entry).asArrayRef()) {
+        if (i < 0 || i >= n)
+          return emitOpError("assignment gives rank ")
+                 << rank << " parameter #" << i << ", but the step has " << n
+                 << " parameters";
+        auto [it, inserted] = ownerOf.try_emplace(i, rank);
+        if (!inserted)
+          return emitOpError("assignment gives parameter ")
+                 << describeParam(i) << " to rank " << it->second
+                 << " and again to rank " << rank
+                 << "; every parameter needs exactly one owner";
+        if (failed(checkOwner(i, rank)))
+          return failure();
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      if (!ownerOf.count(i))
+        return emitOpError("assignment misses parameter ")
+               << describeParam(i)
+               << "; every parameter needs exactly one owner";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NewtonSchulzOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NewtonSchulzOp::verify() {
+  auto t = cast<RankedTensorType>(getInput().getType());
+  if (t.getRank() < 2)
+    return emitOpError("needs a matrix or a batch of matrices, got rank ")
+           << t.getRank();
+  if (!isa<FloatType>(t.getElementType()))
+    return emitOpError("needs a float tensor, got ") << t.getElementType();
+  return verifyNsParams(*this, getSteps(), getCoeffs().size(),
+                        /*allowOneTriple=*/true, getEps().convertToDouble(),
+                        getComputeType());
+}

@@ -1,0 +1,216 @@
+//===- Report.cpp - Per-parameter and per-rank tables of a muon.step ------===//
+
+#include "muon/Dialect/Muon/IR/StepAnalysis.h"
+#include "muon/Dialect/Muon/Transforms/Passes.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+
+namespace muon {
+namespace optim {
+#define GEN_PASS_DEF_MUONREPORT
+#include "muon/Dialect/Muon/Transforms/Passes.h.inc"
+} // namespace optim
+} // namespace muon
+
+using namespace mlir;
+using namespace ::muon::optim;
+namespace dist = ::muon::dist;
+namespace layout = ::muon::layout;
+namespace plan = ::muon::plan;
+using ::muon::plan::AxisRole;
+
+namespace {
+struct Traffic {
+  std::vector<double> sent, received;
+  double gathered = 0, scattered = 0;
+};
+
+/// Bytes every rank sends and receives for one parameter, simulating the
+/// chain muon-expand-step emits: gather pieces to the owner, scatter them
+/// back, broadcast to replicas.
+void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
+                int64_t elementBytes, Traffic &t) {
+  const plan::ParamPlan &pp = p.plan;
+  std::vector<int64_t> oc = mesh.coords(owner);
+  auto holds = [&](const std::vector<int64_t> &c, size_t j) {
+    for (int a = 0; a < mesh.numAxes(); ++a)
+      if (pp.fixed[a] >= 0 && c[a] != pp.fixed[a])
+        return false;
+    for (int a : pp.replicateAxes)
+      if (c[a] != oc[a])
+        return false;
+    for (size_t s = 0; s < j; ++s)
+      if (c[pp.chain[s].axis] != oc[pp.chain[s].axis])
+        return false;
+    return true;
+  };
+  for (size_t j = 0; j < pp.chain.size(); ++j) {
+    int axis = pp.chain[j].axis;
+    layout::Layout before = plan::layoutAfter(pp, p.layout, j);
+    for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+      std::vector<int64_t> c = mesh.coords(r);
+      if (!holds(c, j) || c[axis] == oc[axis])
+        continue;
+      double bytes = static_cast<double>(
+          layout::localShard(p.shape, before, mesh, c).numElements() *
+          elementBytes);
+      std::vector<int64_t> rootCoords = c;
+      rootCoords[axis] = oc[axis];
+      int64_t root = mesh.rank(rootCoords);
+      // Gather: r -> root; scatter: root -> r.
+      t.sent[r] += bytes;
+      t.received[root] += bytes;
+      t.sent[root] += bytes;
+      t.received[r] += bytes;
+      t.gathered += bytes;
+      t.scattered += bytes;
+    }
+  }
+  if (pp.replicateAxes.empty())
+    return;
+  for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+    std::vector<int64_t> c = mesh.coords(r);
+    bool fixedOk = true, isRoot = true;
+    for (int a = 0; a < mesh.numAxes(); ++a)
+      if (pp.fixed[a] >= 0 && c[a] != pp.fixed[a])
+        fixedOk = false;
+    for (int a : pp.replicateAxes)
+      if (c[a] != oc[a])
+        isRoot = false;
+    if (!fixedOk || isRoot)
+      continue;
+    double bytes = static_cast<double>(
+        layout::localShard(p.shape, p.layout, mesh, c).numElements() *
+        elementBytes);
+    std::vector<int64_t> rootCoords = c;
+    for (int a : pp.replicateAxes)
+      rootCoords[a] = oc[a];
+    t.received[r] += bytes;
+    t.sent[mesh.rank(rootCoords)] += bytes;
+    t.scattered += bytes;
+  }
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
+
+std::string chainStr(const plan::ParamPlan &pp, const layout::Mesh &mesh) {
+  std::string s;
+  for (const plan::Split &split : pp.chain) {
+    if (!s.empty())
+      s += ",";
+    s += mesh.axisNames[split.axis];
+    s += split.kind == plan::Split::Kind::Flat ? "(flat)"
+                                               : "(d" + std::to_string(split.dim) + ")";
+  }
+  std::string bcast;
+  for (int a : pp.replicateAxes)
+    bcast += (bcast.empty() ? "" : ",") + mesh.axisNames[a];
+  if (!bcast.empty())
+    s += (s.empty() ? "" : " ") + std::string("bcast ") + bcast;
+  return s.empty() ? "-" : s;
+}
+
+std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
+  std::string s;
+  std::vector<int64_t> c = mesh.coords(rank);
+  for (int a = 0; a < mesh.numAxes(); ++a)
+    s += (a ? "," : "") + mesh.axisNames[a] + "=" + std::to_string(c[a]);
+  return s;
+}
+
+void report(StepOp step, const StepFacts &facts, raw_ostream &os) {
+  const layout::Mesh &mesh = facts.mesh;
+  ArrayRef<int64_t> owners = *step.getOwners();
+  int64_t nr = mesh.numRanks();
+  std::vector<double> load(nr, 0.0);
+  std::vector<int64_t> count(nr, 0);
+  Traffic t{std::vector<double>(nr, 0.0), std::vector<double>(nr, 0.0)};
+
+  os << "muon.step at " << step.getLoc() << ": " << facts.params.size()
+     << " parameters on mesh @" << dist::MeshOp(facts.meshOp).getSymName() << " (" << nr
+     << " ranks), strategy " << stringifyStrategy(step.getStrategy())
+     << ", ns_steps " << step.getNsSteps() << "\n";
+  os << llvm::format("%-5s %-28s %-14s %-8s %12s %12s %12s  %s\n", "param",
+                     "name", "shape", "owner", "ns_gflop", "gather_MB",
+                     "scatter_MB", "chain (inner first)");
+  for (auto [i, p] : llvm::enumerate(facts.params)) {
+    int64_t elementBytes =
+        std::max<int64_t>(1, p.type.getElementType().getIntOrFloatBitWidth() / 8);
+    double flops = plan::ownerFlops(p.plan, p.shape, p.layout, mesh,
+                                    step.getNsSteps());
+    std::vector<int64_t> ranks = plan::ownerRanks(p.plan, mesh, owners[i]);
+    for (int64_t r : ranks) {
+      load[r] += flops;
+      ++count[r];
+    }
+    double g0 = t.gathered, s0 = t.scattered;
+    addTraffic(p, mesh, owners[i], elementBytes, t);
+    std::string owner = std::to_string(owners[i]);
+    if (ranks.size() > 1)
+      owner += "x" + std::to_string(ranks.size());
+    std::string name = step.getParamInfoOf(i).getName().getValue().str();
+    os << llvm::format("%-5zu %-28s %-14s %-8s %12.3f %12.3f %12.3f  %s\n", i,
+                       name.empty() ? "-" : name.c_str(),
+                       shapeStr(p.shape).c_str(), owner.c_str(),
+                       flops * ranks.size() / 1e9, (t.gathered - g0) / 1e6,
+                       (t.scattered - s0) / 1e6,
+                       chainStr(p.plan, mesh).c_str());
+  }
+  os << llvm::format("%-5s %-24s %8s %12s %12s %12s\n", "rank", "coords",
+                     "params", "ns_gflop", "sent_MB", "recv_MB");
+  double total = 0, peak = 0;
+  for (int64_t r = 0; r < nr; ++r) {
+    os << llvm::format("%-5lld %-24s %8lld %12.3f %12.3f %12.3f\n",
+                       static_cast<long long>(r),
+                       coordsStr(mesh, r).c_str(),
+                       static_cast<long long>(count[r]), load[r] / 1e9,
+                       t.sent[r] / 1e6, t.received[r] / 1e6);
+    total += load[r];
+    peak = std::max(peak, load[r]);
+  }
+  double mean = total / static_cast<double>(nr);
+  os << llvm::format("balance: max/mean NS load = %.4f (%.2f%% above "
+                     "perfect)\n",
+                     mean > 0 ? peak / mean : 1.0,
+                     mean > 0 ? (peak / mean - 1.0) * 100.0 : 0.0);
+}
+
+struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPass> {
+  using MuonReportBase::MuonReportBase;
+
+  void runOnOperation() override {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(output, &error);
+    if (!file) {
+      getOperation().emitError("muon-report: ") << error;
+      return signalPassFailure();
+    }
+    SymbolTableCollection tables;
+    WalkResult result = getOperation().walk([&](StepOp step) {
+      if (!step.getOwners()) {
+        step.emitOpError("has no owners; run muon-assign-owners before "
+                         "muon-report");
+        return WalkResult::interrupt();
+      }
+      FailureOr<StepFacts> facts = analyzeStep(step, &tables);
+      if (failed(facts))
+        return WalkResult::interrupt();
+      report(step, *facts, file->os());
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    file->keep();
+  }
+};
+} // namespace
