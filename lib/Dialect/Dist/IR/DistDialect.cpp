@@ -11,6 +11,7 @@ using namespace muon::dist;
 
 #include "muon/Dialect/Dist/IR/DistDialect.cpp.inc"
 #include "muon/Dialect/Dist/IR/DistEnums.cpp.inc"
+#include "muon/Dialect/Dist/IR/DistInterfaces.cpp.inc"
 
 void DistDialect::initialize() {
   addOperations<

@@ -140,8 +140,8 @@ void report(StepOp step, const StepFacts &facts, raw_ostream &os) {
      << " ranks), strategy " << stringifyStrategy(step.getStrategy())
      << ", ns_steps " << step.getNsSteps() << "\n";
   os << llvm::format("%-5s %-28s %-14s %-8s %12s %12s %12s  %s\n", "param",
-                     "name", "shape", "owner", "ns_gflop", "gather_MB",
-                     "scatter_MB", "chain (inner first)");
+                     "name", "shape", "owner", "ns_flops", "gather_B",
+                     "scatter_B", "chain (inner first)");
   for (auto [i, p] : llvm::enumerate(facts.params)) {
     int64_t elementBytes =
         std::max<int64_t>(1, p.type.getElementType().getIntOrFloatBitWidth() / 8);
@@ -158,22 +158,22 @@ void report(StepOp step, const StepFacts &facts, raw_ostream &os) {
     if (ranks.size() > 1)
       owner += "x" + std::to_string(ranks.size());
     std::string name = step.getParamInfoOf(i).getName().getValue().str();
-    os << llvm::format("%-5zu %-28s %-14s %-8s %12.3f %12.3f %12.3f  %s\n", i,
+    os << llvm::format("%-5zu %-28s %-14s %-8s %12.6g %12.0f %12.0f  %s\n", i,
                        name.empty() ? "-" : name.c_str(),
                        shapeStr(p.shape).c_str(), owner.c_str(),
-                       flops * ranks.size() / 1e9, (t.gathered - g0) / 1e6,
-                       (t.scattered - s0) / 1e6,
+                       flops * ranks.size(), t.gathered - g0,
+                       t.scattered - s0,
                        chainStr(p.plan, mesh).c_str());
   }
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s\n", "rank", "coords",
-                     "params", "ns_gflop", "sent_MB", "recv_MB");
+                     "params", "ns_flops", "sent_B", "recv_B");
   double total = 0, peak = 0;
   for (int64_t r = 0; r < nr; ++r) {
-    os << llvm::format("%-5lld %-24s %8lld %12.3f %12.3f %12.3f\n",
+    os << llvm::format("%-5lld %-24s %8lld %12.6g %12.0f %12.0f\n",
                        static_cast<long long>(r),
                        coordsStr(mesh, r).c_str(),
-                       static_cast<long long>(count[r]), load[r] / 1e9,
-                       t.sent[r] / 1e6, t.received[r] / 1e6);
+                       static_cast<long long>(count[r]), load[r], t.sent[r],
+                       t.received[r]);
     total += load[r];
     peak = std::max(peak, load[r]);
   }

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "muon/Dialect/Dist/IR/DistTypes.h"
+#include "muon/Dialect/Dist/IR/DistInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "muon/Dialect/Dist/IR/DistOps.h.inc"

@@ -4,6 +4,7 @@
 #define MUON_DIALECT_DIST_IR_DISTOPS_TD
 
 include "muon/Dialect/Dist/IR/DistTypes.td"
+include "muon/Dialect/Dist/IR/DistInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -67,7 +68,8 @@ def Dist_FlatGroupOp : Dist_Op<"flat_group",
 class Dist_CollectiveOp<string mnemonic, dag extraArgs, string extraFormat,
                         list<Trait> traits = []>
     : Dist_Op<mnemonic, !listconcat(traits, [
-        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        Dist_CollectiveOpInterface])> {
   let arguments = !con((ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
                             StrArrayAttr:$axes), extraArgs);
   let results = (outs AnyRankedTensor:$result,

@@ -1,0 +1,86 @@
+//===- SpecializeRank.cpp - Fold rank queries to one rank's constants -----===//
+
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "muon/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace muon {
+namespace dist {
+#define GEN_PASS_DEF_DISTSPECIALIZERANK
+#include "muon/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace dist
+} // namespace muon
+
+using namespace mlir;
+using namespace muon;
+using namespace muon::dist;
+
+/// Row-major index of `coords` restricted to `axes` (in the order given):
+/// the numbering collectives over `axes` use.
+static int64_t groupIndex(MeshOp mesh, ArrayAttr axes,
+                          const std::vector<int64_t> &coords) {
+  int64_t index = 0;
+  for (Attribute a : axes) {
+    int axis = mesh.getAxisIndex(cast<StringAttr>(a).getValue());
+    index = index * mesh.getShape()[axis] + coords[axis];
+  }
+  return index;
+}
+
+namespace {
+struct DistSpecializeRankPass
+    : public ::muon::dist::impl::DistSpecializeRankBase<DistSpecializeRankPass> {
+  using DistSpecializeRankBase::DistSpecializeRankBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (rank < 0) {
+      module.emitError("dist-specialize-rank needs a rank: "
+                       "--dist-specialize-rank=rank=N");
+      return signalPassFailure();
+    }
+    SymbolTableCollection tables;
+    SmallVector<Operation *> queries;
+    module.walk([&](Operation *op) {
+      if (isa<RankOp, CoordOp>(op))
+        queries.push_back(op);
+    });
+    for (Operation *op : queries) {
+      auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+      MeshOp mesh = lookupMesh(op, meshRef, &tables);
+      if (!mesh) {
+        op->emitOpError("unknown mesh ") << meshRef;
+        return signalPassFailure();
+      }
+      if (rank >= mesh.getNumRanks()) {
+        op->emitError("dist-specialize-rank: rank ")
+            << rank << " is outside mesh " << meshRef << " ("
+            << mesh.getNumRanks() << " ranks)";
+        return signalPassFailure();
+      }
+      std::vector<int64_t> coords = toLayoutMesh(mesh).coords(rank);
+      int64_t value = rank;
+      if (auto coord = dyn_cast<CoordOp>(op))
+        value = groupIndex(mesh, coord.getAxes(), coords);
+      OpBuilder b(op);
+      Value c = arith::ConstantIndexOp::create(b, op->getLoc(), value);
+      op->getResult(0).replaceAllUsesWith(c);
+      op->erase();
+    }
+
+    // Fold what the constants decide (branches on the rank, conditions),
+    // exactly as --canonicalize would. Collectives have side effects and
+    // stay.
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      module.emitWarning("dist-specialize-rank: folding did not converge");
+  }
+};
+} // namespace
