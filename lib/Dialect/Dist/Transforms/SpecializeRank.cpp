@@ -54,9 +54,9 @@ struct DistSpecializeRankPass
         op->emitOpError("unknown mesh ") << meshRef;
         return signalPassFailure();
       }
-      if (rank >= mesh.getNumRanks()) {
+      if (static_cast<int64_t>(rank) >= mesh.getNumRanks()) {
         op->emitError("dist-specialize-rank: rank ")
-            << rank << " is outside mesh " << meshRef << " ("
+            << static_cast<int64_t>(rank) << " is outside mesh " << meshRef << " ("
             << mesh.getNumRanks() << " ranks)";
         return signalPassFailure();
       }

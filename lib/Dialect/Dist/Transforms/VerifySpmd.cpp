@@ -133,7 +133,7 @@ LogicalResult checkControlFlow(FunctionOpInterface func,
         what = "the scf.if condition";
       } else if (auto forOp = dyn_cast<scf::ForOp>(p)) {
         v = analysis.bounds(forOp);
-        what = "the scf.for bounds";
+        what = "the scf.for trip count";
       } else if (isa<scf::ExecuteRegionOp>(p)) {
         continue;
       } else {

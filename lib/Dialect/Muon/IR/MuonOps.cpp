@@ -236,7 +236,8 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
       if (!gradPlacementOk(gp, pp))
         return emitOpError("gradient of parameter ")
                << describeParam(i) << " has placement " << gp
-               << " on mesh axis " << axis << " where the parameter has "
+               << " on mesh axis '" << cast<StringAttr>(axis).getValue()
+               << "' where the parameter has "
                << pp
                << "; expected the same placement, or partial<sum|avg> on a "
                   "replicated axis (the step reduces it)";

@@ -1,0 +1,90 @@
+// RUN: muon-opt %s -split-input-file --dist-verify-spmd -verify-diagnostics
+
+// The prototype's deadlock: only the owner calls the gather every rank of
+// the communicator must join.
+dist.mesh @m [dp = 4]
+func.func @owner_only(%x: tensor<4x8xf32>) {
+  %r = dist.rank @m
+  %c1 = arith.constant 1 : index
+  %is_owner = arith.cmpi eq, %r, %c1 : index
+  // expected-note @+1 {{the control flow is here}}
+  scf.if %is_owner {
+    // expected-error @+1 {{breaks the SPMD rule: the ranks of its communicator (mesh @m axes [dp]) may not all reach it: the scf.if condition depends on the coordinate on mesh axis 'dp', one of the communicator's own axes}}
+    %0 = dist.gather %x on @m axes [dp] dim 0 root 1 : tensor<4x8xf32> -> tensor<16x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A condition on another axis is uniform over the communicator: fine.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @other_axis(%x: tensor<4x8xf32>) {
+  %t = dist.coord @m axes [tp]
+  %c0 = arith.constant 0 : index
+  %cond = arith.cmpi eq, %t, %c0 : index
+  scf.if %cond {
+    %0 = dist.gather %x on @m axes [dp] dim 0 root 1 : tensor<4x8xf32> -> tensor<8x8xf32>
+  }
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+func.func @data_dependent(%x: tensor<4x8xf32>, %flag: i1) {
+  // expected-note @+1 {{the control flow is here}}
+  scf.if %flag {
+    // expected-error @+1 {{the scf.if condition may depend on runtime data, which can differ between ranks}}
+    %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+func.func @loop_bound(%x: tensor<4x8xf32>) {
+  %r = dist.rank @m
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-note @+1 {{the control flow is here}}
+  scf.for %i = %c0 to %r step %c1 {
+    // expected-error @+1 {{the scf.for trip count depends on the coordinate on mesh axis 'dp'}}
+    %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A condition mixing axes: it depends on dp, the gather's own axis.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @diverge(%x: tensor<4x8xf32>) {
+  %d = dist.coord @m axes [dp]
+  %t = dist.coord @m axes [tp]
+  %root = arith.addi %d, %t : index
+  %c0 = arith.constant 0 : index
+  %cond = arith.cmpi eq, %root, %c0 : index
+  // expected-note @+1 {{the control flow is here}}
+  scf.if %cond {
+    // expected-error @+1 {{the scf.if condition depends on the coordinate on mesh axis 'dp'}}
+    %0 = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop whose trip count every rank agrees on is fine: each rank issues
+// three all_reduces.
+dist.mesh @m [dp = 2]
+func.func @loop_ok(%x: tensor<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  }
+  return
+}

@@ -1,0 +1,404 @@
+// RUN: muon-opt %s -split-input-file -verify-diagnostics
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{has 2 parameters but 1 gradients}}
+  %r:3 = muon.step params(%p, %p : !t, !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{has 2 parameters but 1 momentum buffers}}
+  %r:3 = muon.step params(%p, %p : !t, !t) grads(%g, %g : !t, !t) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{param_info has 2 entries for 1 parameters}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"a">, #muon.param<"b">]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!b = !dist.tensor<16xf32, @m, [shard<0>]>
+func.func @f(%p: !b, %g: !b, %m: !b) {
+  // expected-error @+1 {{parameter #0 ('norm.bias') has rank 1 (shape 16); Muon orthogonalises matrices, so give parameters with fewer than 2 dims to another optimizer (e.g. AdamW)}}
+  %r:2 = muon.step params(%p : !b) grads(%g : !b) momenta(%m : !b) {lr = 0.02 : f64, param_info = [#muon.param<"norm.bias">]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!i = !dist.tensor<16x8xi32, @m, [shard<0>]>
+func.func @f(%p: !i, %g: !i, %m: !i) {
+  // expected-error @+1 {{parameter #0 has non-float element type 'i32'}}
+  %r:2 = muon.step params(%p : !i) grads(%g : !i) momenta(%m : !i) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x4xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 has shape 16x4 but the parameter has 16x8}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x8xbf16, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !u) {
+  // expected-error @+1 {{momentum buffer of parameter #0 has element type 'bf16' but the parameter has 'f32'}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !u) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{ns_steps must be at least 1, got 0}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_steps = 0}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{has 4 Newton-Schulz coefficients; expected 3 (one (a, b, c) triple) or 6 (one triple per iteration, ns_steps = 2)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_steps = 2, ns_coeffs = array<f64: 1.0, 2.0, 3.0, 4.0>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{eps must be non-negative, got -1}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, eps = -1.0 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{Newton-Schulz computes in f32 or bf16, not 'f16'}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_dtype = f16}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{lr must be non-negative, got -1.000000e-01}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = -0.1 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{momentum must be in [0, 1), got 1}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, momentum = 1.0 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{weight_decay must be non-negative, got -5.000000e-01}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, weight_decay = -0.5 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{prefetch_count must be non-negative, got -1}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, prefetch_count = -1}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{owners has 2 entries for 1 parameters}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, owners = array<i64: 0, 1>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{has an `assignment` but strategy is round_robin; set strategy = #muon.strategy<explicit>}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, assignment = [array<i64: 0>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{strategy explicit needs an `assignment` (entry r lists the parameters rank r owns) or `owners`}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{takes `assignment` or `owners`, not both}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, assignment = [array<i64: 0>], owners = array<i64: 0>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x8xf32, @nope, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !u) {
+  // expected-error @+1 {{unknown mesh @nope: no dist.mesh with that name is visible here}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !u) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+dist.mesh @n [dp = 4]
+!u = !dist.tensor<16x8xf32, @n, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !u) {
+  // expected-error @+1 {{all tensors of one step must live on one mesh; found @m and @n}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !u) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x8xf32, @m, [replicate]>
+func.func @f(%p: !t, %g: !t, %m: !u) {
+  // expected-error @+1 {{momentum buffer of parameter #0 has layout #dist.layout<@m, [replicate]> but the parameter has #dist.layout<@m, [shard<0>]>; they must match}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !u) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x8xf32, @m, [replicate], storage = dim<0 on dp>>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 has a different nesting order or storage than the parameter; they must match}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!u = !dist.tensor<16x8xf32, @m, [partial<sum>]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 has placement #dist.placement<partial<sum>> on mesh axis 'dp' where the parameter has #dist.placement<shard<0>>; expected the same placement, or partial<sum|avg> on a replicated axis (the step reduces it)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') is annotated expert = ep[1], but mesh @m has no axis 'ep'}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", expert = ep[1]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') lives at one coordinate of mesh axis 'dp', but its layout splits it over that axis; use replicate there}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", stage = dp[1]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [pp = 2, dp = 2]
+!r = !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>
+func.func @f(%p: !r, %g: !r, %m: !r) {
+  // expected-error @+1 {{parameter #0 ('head') lives at coordinate 2 of mesh axis 'pp', which has 2 coordinates}}
+  %r:2 = muon.step params(%p : !r) grads(%g : !r) momenta(%m : !r) {lr = 0.02 : f64, param_info = [#muon.param<"head", stage = pp[2]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [pp = 2, dp = 2]
+!r = !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>
+func.func @f(%p: !r, %g: !r, %m: !r) {
+  // expected-error @+1 {{cannot give parameter #0 ('head') to rank 1: rank 1 has coordinate 0 on mesh axis 'pp', but the parameter lives at coordinate 1}}
+  %r:2 = muon.step params(%p : !r) grads(%g : !r) momenta(%m : !r) {lr = 0.02 : f64, param_info = [#muon.param<"head", stage = pp[1]>], strategy = #muon.strategy<explicit>, owners = array<i64: 1>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!p = !dist.tensor<16x8xf32, @m, [partial<sum>]>
+func.func @f(%p: !p, %g: !p, %m: !p) {
+  // expected-error @+1 {{parameter #0 has a partial placement on mesh axis 'dp'; a parameter must be shard, replicate or reduced there}}
+  %r:2 = muon.step params(%p : !p) grads(%g : !p) momenta(%m : !p) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!w = !dist.tensor<16x8xf32, @m, [replicate], storage = whole<on dp owner 2>>
+func.func @f(%p: !w, %g: !w, %m: !w) {
+  // expected-error @+1 {{cannot give parameter #0 to rank 0: rank 0 has coordinate 0 on mesh axis 'dp', but whole storage keeps the tensor at coordinate 2}}
+  %r:2 = muon.step params(%p : !w) grads(%g : !w) momenta(%m : !w) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 0>}
+  return
+}
+
+// -----
+
+dist.mesh @m [ep = 2, dp = 2]
+!s = !dist.tensor<4x8x8xf32, @m, [shard<0>, replicate]>
+func.func @f(%p: !s, %g: !s, %m: !s) {
+  // expected-error @+1 {{cannot give parameter #0 to rank 2: rank 2 has coordinate 1 on mesh axis 'ep', which splits a batch dim (every coordinate orthogonalises its own slice); name the owner by its coordinate-0 representative}}
+  %r:2 = muon.step params(%p : !s) grads(%g : !s) momenta(%m : !s) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 2>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{cannot give parameter #0 to rank 4: rank 4 is outside the mesh (4 ranks)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 4>}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{assignment lists 5 ranks but mesh @m has 4}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, assignment = [array<i64>, array<i64>, array<i64>, array<i64>, array<i64: 0>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{assignment gives rank 1 parameter #3, but the step has 1 parameters}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, assignment = [array<i64: 0>, array<i64: 3>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{assignment gives parameter #0 to rank 0 and again to rank 1; every parameter needs exactly one owner}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, assignment = [array<i64: 0>, array<i64: 0>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{assignment misses parameter #1; every parameter needs exactly one owner}}
+  %r:4 = muon.step params(%p, %p : !t, !t) grads(%g, %g : !t, !t) momenta(%m, %m : !t, !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, assignment = [array<i64: 0>]}
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{needs a matrix or a batch of matrices, got rank 1}}
+  %0 = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xi32>) {
+  // expected-error @+1 {{needs a float tensor, got 'i32'}}
+  %0 = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<8x8xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{has 6 Newton-Schulz coefficients; expected 3 (one (a, b, c) triple) or 9 (one triple per iteration, ns_steps = 3)}}
+  %0 = muon.newton_schulz %x steps 3 coeffs [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] eps 1.0e-7 in f32 : tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{Newton-Schulz computes in f32 or bf16, not 'f64'}}
+  %0 = muon.newton_schulz %x steps 1 coeffs [1.0, 2.0, 3.0] eps 1.0e-7 in f64 : tensor<8x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected `expert` or `stage`, got 'layer'}}
+func.func private @f() attributes {p = #muon.param<"w", layer = pp[1]>}

@@ -1,0 +1,18 @@
+// RUN: muon-opt %s -split-input-file --muon-expand-step -verify-diagnostics
+// RUN: muon-opt %s -split-input-file --muon-report -verify-diagnostics -o /dev/null
+// RUN: not muon-opt %s --muon-assign-owners=strategy=fastest -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not muon-opt %s --dist-specialize-rank -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORANK
+// RUN: not muon-opt %s --dist-specialize-rank=rank=9 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGRANK
+
+// STRATEGY: muon-assign-owners: unknown strategy 'fastest'; expected round_robin or balanced
+// NORANK: dist-specialize-rank needs a rank: --dist-specialize-rank=rank=N
+// BIGRANK: dist-specialize-rank: rank 9 is outside mesh @m (4 ranks)
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  %c = dist.rank @m
+  // expected-error @+1 {{has no owners; run muon-assign-owners}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64}
+  return %r#0, %r#1 : !t, !t
+}

@@ -1,0 +1,35 @@
+// RUN: muon-opt %s | muon-opt | FileCheck %s
+// RUN: muon-opt %s --mlir-print-op-generic | muon-opt | FileCheck %s
+
+dist.mesh @m [ep = 2, dp = 2]
+!t = !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>
+
+// CHECK-LABEL: func.func @step
+// CHECK: %{{.*}}:2, %{{.*}}:2 = muon.step params(%{{.*}}, %{{.*}} : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>)
+// CHECK-SAME: lr_adjust = #muon.lr_adjust<match_rms_adamw>
+// CHECK-SAME: momentum_form = #muon.momentum_form<sum>
+// CHECK-SAME: ns_dtype = bf16
+// CHECK-SAME: param_info = [#muon.param<"a">, #muon.param<"b", expert = ep[1]>]
+// CHECK-SAME: strategy = #muon.strategy<balanced>
+func.func @step(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, !t, !t) {
+  %r:4 = muon.step params(%a, %b : !t, !t) grads(%ga, %gb : !t, !t) momenta(%ma, %mb : !t, !t)
+      {lr = 0.02 : f64, momentum = 0.9 : f64, nesterov = false, ns_steps = 2,
+       ns_coeffs = array<f64: 3.0, -4.0, 2.0, 2.5, -3.5, 1.5>, eps = 1.0e-6 : f64,
+       weight_decay = 0.01 : f64, lr_adjust = #muon.lr_adjust<match_rms_adamw>,
+       momentum_form = #muon.momentum_form<sum>, ns_dtype = bf16,
+       strategy = #muon.strategy<balanced>, prefetch_count = 2,
+       async_gpu_parallelism = true,
+       param_info = [#muon.param<"a">, #muon.param<"b", expert = ep[1]>]}
+  return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
+}
+
+// CHECK-LABEL: func.func @pieces
+// CHECK: muon.momentum_update %{{.*}}, %{{.*}} beta 9.000000e-01 sum nesterov : tensor<?x8xf32>
+// CHECK: muon.newton_schulz %{{.*}} steps 2 coeffs [3.000000e+00, -4.000000e+00, 2.000000e+00] eps {{.*}} in bf16 : tensor<2x16x8xf32>
+// CHECK: muon.apply_update %{{.*}}, %{{.*}} lr 2.000000e-02 weight_decay 0.000000e+00 scale 1.000000e+00 : tensor<?x8xf32>
+func.func @pieces(%m: tensor<?x8xf32>, %g: tensor<?x8xf32>, %x: tensor<2x16x8xf32>) {
+  %m2, %u = muon.momentum_update %m, %g beta 0.9 sum nesterov : tensor<?x8xf32>
+  %o = muon.newton_schulz %x steps 2 coeffs [3.0, -4.0, 2.0] eps 1.0e-7 in bf16 : tensor<2x16x8xf32>
+  %p = muon.apply_update %m2, %u lr 0.02 weight_decay 0.0 scale 1.0 : tensor<?x8xf32>
+  return
+}
