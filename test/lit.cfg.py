@@ -1,3 +1,4 @@
+import sys
 # -*- Python -*-
 # lit configuration for the muon regression tests.
 
@@ -16,6 +17,7 @@ config.test_exec_root = os.path.join(config.muon_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "project"]
 
+config.substitutions.append(('%python', sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%muon_src_root", config.muon_src_root))
 config.substitutions.append(("%muon_obj_root", config.muon_obj_root))
