@@ -209,3 +209,13 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   }
   return RankedTensorType::get(local, type.getElementType());
 }
+
+int64_t muon::dist::groupIndex(MeshOp mesh, ArrayAttr axes,
+                               ArrayRef<int64_t> coords) {
+  int64_t index = 0;
+  for (Attribute a : axes) {
+    int axis = mesh.getAxisIndex(cast<StringAttr>(a).getValue());
+    index = index * mesh.getShape()[axis] + coords[axis];
+  }
+  return index;
+}

@@ -17,18 +17,6 @@ using namespace mlir;
 using namespace muon;
 using namespace muon::dist;
 
-/// Row-major index of `coords` restricted to `axes` (in the order given):
-/// the numbering collectives over `axes` use.
-static int64_t groupIndex(MeshOp mesh, ArrayAttr axes,
-                          const std::vector<int64_t> &coords) {
-  int64_t index = 0;
-  for (Attribute a : axes) {
-    int axis = mesh.getAxisIndex(cast<StringAttr>(a).getValue());
-    index = index * mesh.getShape()[axis] + coords[axis];
-  }
-  return index;
-}
-
 namespace {
 struct DistSpecializeRankPass
     : public ::muon::dist::impl::DistSpecializeRankBase<DistSpecializeRankPass> {

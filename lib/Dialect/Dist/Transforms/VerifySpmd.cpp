@@ -229,13 +229,8 @@ private:
       MeshOp mesh = lookupMesh(op, meshRef, &tables);
       std::vector<int64_t> c = toLayoutMesh(mesh).coords(rank);
       int64_t value = rank;
-      if (auto coord = dyn_cast<CoordOp>(op)) {
-        value = 0;
-        for (Attribute a : coord.getAxes()) {
-          int axis = mesh.getAxisIndex(cast<StringAttr>(a).getValue());
-          value = value * mesh.getShape()[axis] + c[axis];
-        }
-      }
+      if (auto coord = dyn_cast<CoordOp>(op))
+        value = groupIndex(mesh, coord.getAxes(), c);
       env[op->getResult(0)] = IntegerAttr::get(IndexType::get(op->getContext()), value);
       return success();
     }

@@ -46,6 +46,12 @@ layout::LocalShard localShardOf(DistTensorType type, mlir::Operation *from,
 mlir::RankedTensorType localTensorType(DistTensorType type,
                                        mlir::Operation *from);
 
+/// The index of the rank at `coords` inside the communicator over `axes`:
+/// row-major over `axes` in the order given (the numbering of `root` and of
+/// dist.coord).
+int64_t groupIndex(MeshOp mesh, mlir::ArrayAttr axes,
+                   llvm::ArrayRef<int64_t> coords);
+
 /// Placement conversions.
 layout::Placement toLayoutPlacement(PlacementAttr attr);
 PlacementAttr fromLayoutPlacement(mlir::MLIRContext *ctx,
