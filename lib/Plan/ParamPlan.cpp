@@ -147,6 +147,20 @@ layout::Layout plan::layoutAfter(const ParamPlan &plan,
   return result;
 }
 
+bool plan::inGroup(const ParamPlan &plan, const std::vector<int64_t> &coords) {
+  for (size_t a = 0; a < plan.fixed.size(); ++a)
+    if (plan.fixed[a] >= 0 && coords[a] != plan.fixed[a])
+      return false;
+  return true;
+}
+
+std::vector<int> plan::holderAxes(const ParamPlan &plan, size_t j) {
+  std::vector<int> axes = plan.replicateAxes;
+  for (size_t s = 0; s < j && s < plan.chain.size(); ++s)
+    axes.push_back(plan.chain[s].axis);
+  return axes;
+}
+
 std::string plan::whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
                               int64_t rank) {
   if (rank < 0 || rank >= mesh.numRanks())

@@ -77,6 +77,15 @@ std::string planParam(const std::vector<int64_t> &shape,
 layout::Layout layoutAfter(const ParamPlan &plan, const layout::Layout &layout,
                            size_t undone);
 
+/// Whether the rank at `coords` is in the parameter's group: its coordinate
+/// matches every Whole/Local requirement.
+bool inGroup(const ParamPlan &plan, const std::vector<int64_t> &coords);
+
+/// The axes on which a rank's coordinate must equal the owner's for it to
+/// hold data before chain step `j`: the replicate axes (one replica works)
+/// and the axes of the splits already gathered.
+std::vector<int> holderAxes(const ParamPlan &plan, size_t j);
+
 /// Why `rank` cannot own the parameter ("" when it can): a coordinate that
 /// differs from a Whole/Local requirement, or a non-zero coordinate on an
 /// Independent axis (owners are named by their group-0 representative).

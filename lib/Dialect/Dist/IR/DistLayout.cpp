@@ -190,16 +190,16 @@ layout::LocalShard muon::dist::localShardOf(DistTensorType type,
                             toLayoutMesh(mesh), toVector(coords));
 }
 
-RankedTensorType muon::dist::localTensorType(DistTensorType type,
-                                             Operation *from) {
-  MeshOp mesh = lookupMesh(from, type.getMesh());
-  layout::Mesh m = toLayoutMesh(mesh);
-  layout::Layout l = mustConvert(type, mesh, from);
-  std::vector<int64_t> shape = shapeOf(type);
+RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
+                                             Type elementType,
+                                             const layout::Layout &l,
+                                             const layout::Mesh &mesh,
+                                             ArrayRef<int64_t> ranks) {
+  std::vector<int64_t> global = toVector(shape);
   SmallVector<int64_t> local;
-  for (int64_t r = 0, e = m.numRanks(); r < e; ++r) {
-    layout::LocalShard s = layout::localShard(shape, l, m, m.coords(r));
-    if (r == 0) {
+  for (auto [k, r] : llvm::enumerate(ranks)) {
+    layout::LocalShard s = layout::localShard(global, l, mesh, mesh.coords(r));
+    if (k == 0) {
       local.assign(s.shape.begin(), s.shape.end());
       continue;
     }
@@ -207,7 +207,24 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
       if (local[d] != s.shape[d])
         local[d] = ShapedType::kDynamic;
   }
-  return RankedTensorType::get(local, type.getElementType());
+  return RankedTensorType::get(local, elementType);
+}
+
+RankedTensorType muon::dist::localTensorType(DistTensorType type,
+                                             Operation *from) {
+  MeshOp mesh = lookupMesh(from, type.getMesh());
+  layout::Mesh m = toLayoutMesh(mesh);
+  SmallVector<int64_t> all;
+  for (int64_t r = 0, e = m.numRanks(); r < e; ++r)
+    all.push_back(r);
+  return localTensorType(type.getShape(), type.getElementType(),
+                         mustConvert(type, mesh, from), m, all);
+}
+
+int64_t muon::dist::rankQueryValue(Operation *op, MeshOp mesh, int64_t rank) {
+  if (auto coord = dyn_cast<CoordOp>(op))
+    return groupIndex(mesh, coord.getAxes(), toLayoutMesh(mesh).coords(rank));
+  return rank;
 }
 
 int64_t muon::dist::groupIndex(MeshOp mesh, ArrayAttr axes,

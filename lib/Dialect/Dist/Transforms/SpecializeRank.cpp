@@ -48,10 +48,7 @@ struct DistSpecializeRankPass
             << mesh.getNumRanks() << " ranks)";
         return signalPassFailure();
       }
-      std::vector<int64_t> coords = toLayoutMesh(mesh).coords(rank);
-      int64_t value = rank;
-      if (auto coord = dyn_cast<CoordOp>(op))
-        value = groupIndex(mesh, coord.getAxes(), coords);
+      int64_t value = rankQueryValue(op, mesh, rank);
       OpBuilder b(op);
       Value c = arith::ConstantIndexOp::create(b, op->getLoc(), value);
       op->getResult(0).replaceAllUsesWith(c);

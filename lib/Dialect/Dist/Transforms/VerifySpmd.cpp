@@ -227,11 +227,8 @@ private:
     if (isa<RankOp, CoordOp>(op)) {
       auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
       MeshOp mesh = lookupMesh(op, meshRef, &tables);
-      std::vector<int64_t> c = toLayoutMesh(mesh).coords(rank);
-      int64_t value = rank;
-      if (auto coord = dyn_cast<CoordOp>(op))
-        value = groupIndex(mesh, coord.getAxes(), c);
-      env[op->getResult(0)] = IntegerAttr::get(IndexType::get(op->getContext()), value);
+      env[op->getResult(0)] = IntegerAttr::get(
+          IndexType::get(op->getContext()), rankQueryValue(op, mesh, rank));
       return success();
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {

@@ -99,24 +99,6 @@ private:
     return cond;
   }
 
-  /// The local type of `l` over `ranks`: static where they all agree.
-  RankedTensorType localType(const ParamFacts &p, const layout::Layout &l,
-                             ArrayRef<int64_t> ranks) {
-    SmallVector<int64_t> shape;
-    for (auto [k, r] : llvm::enumerate(ranks)) {
-      layout::LocalShard s =
-          layout::localShard(p.shape, l, mesh(), mesh().coords(r));
-      if (k == 0) {
-        shape.assign(s.shape.begin(), s.shape.end());
-        continue;
-      }
-      for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] != s.shape[d])
-          shape[d] = ShapedType::kDynamic;
-    }
-    return RankedTensorType::get(shape, p.type.getElementType());
-  }
-
   /// A placeholder for ranks that take no part: never read.
   Value placeholder(RankedTensorType t) {
     SmallVector<Value> dyn;
@@ -216,20 +198,15 @@ private:
 
     // The ranks of the parameter's group: types are computed over them.
     SmallVector<int64_t> group;
-    for (int64_t r = 0; r < mesh().numRanks(); ++r) {
-      std::vector<int64_t> c = mesh().coords(r);
-      bool in = true;
-      for (int a = 0; a < mesh().numAxes(); ++a)
-        if (pp.fixed[a] >= 0 && c[a] != pp.fixed[a])
-          in = false;
-      if (in)
+    for (int64_t r = 0; r < mesh().numRanks(); ++r)
+      if (plan::inGroup(pp, mesh().coords(r)))
         group.push_back(r);
-    }
     size_t k = pp.chain.size();
     SmallVector<RankedTensorType> stage; // stage[j]: after j splits undone
     for (size_t j = 0; j <= k; ++j)
-      stage.push_back(
-          localType(p, plan::layoutAfter(pp, p.layout, j), group));
+      stage.push_back(dist::localTensorType(
+          p.shape, p.type.getElementType(),
+          plan::layoutAfter(pp, p.layout, j), mesh(), group));
 
     Value g = reduceGradient(i, gl, localT);
     auto mu = MomentumUpdateOp::create(
@@ -241,10 +218,7 @@ private:
     // Ranks that hold data before chain step j: replicas and the axes
     // already gathered match the owner.
     auto holders = [&](size_t j) {
-      SmallVector<int> axes(pp.replicateAxes.begin(), pp.replicateAxes.end());
-      for (size_t s = 0; s < j; ++s)
-        axes.push_back(pp.chain[s].axis);
-      return coordsEqual(axes, oc);
+      return coordsEqual(plan::holderAxes(pp, j), oc);
     };
 
     Value x = castTo(mu.getUpdate(), stage[0]);

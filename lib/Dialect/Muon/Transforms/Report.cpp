@@ -37,14 +37,10 @@ void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
   const plan::ParamPlan &pp = p.plan;
   std::vector<int64_t> oc = mesh.coords(owner);
   auto holds = [&](const std::vector<int64_t> &c, size_t j) {
-    for (int a = 0; a < mesh.numAxes(); ++a)
-      if (pp.fixed[a] >= 0 && c[a] != pp.fixed[a])
-        return false;
-    for (int a : pp.replicateAxes)
+    if (!plan::inGroup(pp, c))
+      return false;
+    for (int a : plan::holderAxes(pp, j))
       if (c[a] != oc[a])
-        return false;
-    for (size_t s = 0; s < j; ++s)
-      if (c[pp.chain[s].axis] != oc[pp.chain[s].axis])
         return false;
     return true;
   };
@@ -74,14 +70,11 @@ void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
     return;
   for (int64_t r = 0; r < mesh.numRanks(); ++r) {
     std::vector<int64_t> c = mesh.coords(r);
-    bool fixedOk = true, isRoot = true;
-    for (int a = 0; a < mesh.numAxes(); ++a)
-      if (pp.fixed[a] >= 0 && c[a] != pp.fixed[a])
-        fixedOk = false;
+    bool isRoot = true;
     for (int a : pp.replicateAxes)
       if (c[a] != oc[a])
         isRoot = false;
-    if (!fixedOk || isRoot)
+    if (!plan::inGroup(pp, c) || isRoot)
       continue;
     double bytes = static_cast<double>(
         layout::localShard(p.shape, p.layout, mesh, c).numElements() *

@@ -46,6 +46,17 @@ layout::LocalShard localShardOf(DistTensorType type, mlir::Operation *from,
 mlir::RankedTensorType localTensorType(DistTensorType type,
                                        mlir::Operation *from);
 
+/// The local tensor type of a tensor of `shape` with layout `l` over the
+/// ranks `ranks`: a dim is static when they all hold the same size there.
+mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
+                                       mlir::Type elementType,
+                                       const layout::Layout &l,
+                                       const layout::Mesh &mesh,
+                                       llvm::ArrayRef<int64_t> ranks);
+
+/// The value `op` (a dist.rank or dist.coord on `mesh`) takes on `rank`.
+int64_t rankQueryValue(mlir::Operation *op, MeshOp mesh, int64_t rank);
+
 /// The index of the rank at `coords` inside the communicator over `axes`:
 /// row-major over `axes` in the order given (the numbering of `root` and of
 /// dist.coord).
