@@ -1,0 +1,154 @@
+/*===- muon_runtime.h - C ABI of the Muon step runtime ------------*- C -*-===//
+ *
+ * The functions that code compiled by `muon-to-llvm` calls, and that a host
+ * program (muon-run, or a training framework) calls around it. Plain C, no
+ * LLVM dependency. See docs/runtime.md for the full contract.
+ *
+ * Tensors cross the ABI as MLIR memref descriptors: compiled code passes
+ * unranked memrefs (`muon_rt_memref`: rank + pointer to a ranked
+ * descriptor) through MLIR's C interface, which prefixes every function that
+ * takes a memref with `_mlir_ciface_`. Descriptors must be contiguous
+ * row-major (identity layout); anything else is an error, not a silent copy.
+ *
+ * Every failure (MPI error, bad shape, timeout, dead peer) prints one line
+ *   muon-rt: error: rank R: OP on COMM: CAUSE
+ * to stderr and aborts the whole job. There is no retry and no fallback.
+ *===----------------------------------------------------------------------===*/
+
+#ifndef MUON_RUNTIME_MUON_RUNTIME_H
+#define MUON_RUNTIME_MUON_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An MLIR unranked memref: `descriptor` points at
+ *   { T *allocated; T *aligned; int64_t offset;
+ *     int64_t sizes[rank]; int64_t strides[rank]; } */
+typedef struct {
+  int64_t rank;
+  void *descriptor;
+} muon_rt_memref;
+
+/* A 1-D memref<?xi64> descriptor (mesh shapes, axis lists, extents). */
+typedef struct {
+  int64_t *allocated;
+  int64_t *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+} muon_rt_i64_array;
+
+/* A 1-D memref<?xf64> descriptor (Newton-Schulz coefficients). */
+typedef struct {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+} muon_rt_f64_array;
+
+/* Reductions, numbered as #dist.reduce. */
+enum { MUON_RT_SUM = 0, MUON_RT_AVG = 1, MUON_RT_MAX = 2, MUON_RT_MIN = 3 };
+
+/*--- Process and job --------------------------------------------------------*/
+
+/* Initialises the backend (MUON_RT_BACKEND, default "mpi") from the launcher's
+ * environment. Idempotent; compiled code calls it implicitly. */
+void muon_rt_init(int *argc, char ***argv);
+/* Finalises the backend. Call once, after the last step. */
+void muon_rt_finalize(void);
+int64_t muon_rt_world_rank(void);
+int64_t muon_rt_world_size(void);
+/* Seconds a wait may block before the job is aborted (MUON_RT_TIMEOUT_S). */
+void muon_rt_set_timeout(double seconds);
+/* Reports `cause` for operation `op` as this rank's error and aborts the job. */
+void muon_rt_fail(const char *op, const char *cause);
+/* Host helper (not called by compiled code): barrier over the world. */
+void muon_rt_barrier(void);
+
+/*--- Communicators ----------------------------------------------------------*/
+
+/* The communicator of the ranks that differ only along `axes` (indices into
+ * `mesh_shape`, in the order that numbers the group row-major). Collective
+ * over the world the first time a (mesh, axes) pair is seen, so every rank
+ * must request the same pairs in the same order: compiled code does so at
+ * the top of the entry point. Checks that the world size equals the mesh's
+ * rank count. Returns a handle > 0. */
+int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *mesh_shape,
+                                  muon_rt_i64_array *axes);
+/* This rank's index inside the communicator (dist.coord). */
+int64_t muon_rt_comm_rank(int64_t comm);
+
+/*--- Collectives ------------------------------------------------------------*/
+/* `extents` gives every group member's length along `dim` (chunk rule,
+ * weights or explicit sizes, resolved by the compiler). With `async` != 0
+ * the call returns a request handle to pass to muon_rt_wait; the output may
+ * be read only after the wait. Synchronous calls return 0. */
+
+int64_t _mlir_ciface_muon_rt_all_gather(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t dim,
+                                        muon_rt_i64_array *extents,
+                                        int64_t async);
+int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
+                                    muon_rt_memref *out, int64_t dim,
+                                    int64_t root, muon_rt_i64_array *extents,
+                                    int64_t async);
+int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
+                                     muon_rt_memref *out, int64_t dim,
+                                     int64_t root, muon_rt_i64_array *extents,
+                                     int64_t async);
+int64_t _mlir_ciface_muon_rt_reduce_scatter(int64_t comm, muon_rt_memref *in,
+                                            muon_rt_memref *out, int64_t dim,
+                                            int64_t reduction,
+                                            muon_rt_i64_array *extents,
+                                            int64_t async);
+int64_t _mlir_ciface_muon_rt_all_reduce(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t reduction,
+                                        int64_t async);
+int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
+                                       muon_rt_memref *out, int64_t root,
+                                       int64_t async);
+/* Splits `in` along split_dim by the chunk rule, sends piece j to member j,
+ * concatenates what arrives along concat_dim in member order. */
+int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t split_dim,
+                                        int64_t concat_dim, int64_t async);
+/* Completes an asynchronous collective (within the timeout). */
+void muon_rt_wait(int64_t request);
+
+/*--- Compute ----------------------------------------------------------------*/
+
+/* Newton-Schulz orthogonalisation in place on the last two dims of `x`
+ * (leading dims are a batch). `coeffs` holds 3 values (one triple for every
+ * iteration) or 3 * steps. Counts one call, one matrix per batch entry and
+ * its FLOPs in this rank's counters. */
+void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
+                                        muon_rt_f64_array *coeffs, double eps);
+
+/* Checks an entry-point argument before any collective: `expected` holds
+ * world_size * rank sizes, row r being the local shape rank r must pass.
+ * A mismatch aborts naming the argument. */
+void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
+                                    muon_rt_i64_array *expected);
+
+/*--- Counters (zero-redundancy proof) ---------------------------------------*/
+
+typedef struct {
+  int64_t ns_calls;    /* muon_rt_newton_schulz invocations */
+  int64_t ns_matrices; /* matrices orthogonalised (batch entries) */
+  double ns_flops;     /* GEMM FLOPs of those, 2*m*n*k per product */
+  int64_t collectives; /* collectives started */
+  int64_t bytes_sent;  /* payload this rank contributed */
+} muon_rt_counters;
+
+void muon_rt_get_counters(muon_rt_counters *out);
+void muon_rt_reset_counters(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MUON_RUNTIME_MUON_RUNTIME_H */

@@ -1,0 +1,82 @@
+//===- Backend.h - Communication backends of the runtime ------*- C++ -*-===//
+//
+// The collectives the runtime needs, on contiguous float buffers, as
+// non-blocking primitives. Packing, uneven pieces, dims other than 0,
+// averaging, timeouts and error reporting live above this interface
+// (Collectives.cpp) so that every backend gets them for free: the MPI backend
+// here, an NCCL backend beside it later.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_RUNTIME_BACKEND_H
+#define MUON_RUNTIME_BACKEND_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace muon {
+namespace rt {
+
+enum class Reduce { Sum = 0, Avg = 1, Max = 2, Min = 3 };
+
+/// An in-flight operation of a backend.
+class PendingOp {
+public:
+  virtual ~PendingOp() = default;
+  /// Polls for completion. Returns true when done; on failure sets `error`.
+  virtual bool test(std::string &error) = 0;
+};
+
+/// Counts and displacements (in elements) of a v-collective.
+struct Counts {
+  std::vector<int64_t> counts, displs;
+  static Counts of(const std::vector<int64_t> &counts);
+  int64_t total() const;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual int64_t worldRank() const = 0;
+  virtual int64_t worldSize() const = 0;
+  /// Creates the communicator of the world ranks sharing `color`, ordered by
+  /// `key`. Collective over the world. Returns a backend communicator id.
+  virtual int split(int64_t color, int64_t key, std::string &error) = 0;
+  virtual void finalize() = 0;
+  [[noreturn]] virtual void abort(int code) = 0;
+  virtual void barrier() = 0;
+
+  // Non-blocking primitives. Every pointer stays valid until completion.
+  // Each returns null and sets `error` when the call itself fails.
+  using Op = std::unique_ptr<PendingOp>;
+  virtual Op allGatherV(int comm, const float *in, int64_t n, float *out,
+                        const Counts &c, std::string &error) = 0;
+  virtual Op gatherV(int comm, const float *in, int64_t n, float *out,
+                     const Counts &c, int root, std::string &error) = 0;
+  virtual Op scatterV(int comm, const float *in, const Counts &c, float *out,
+                      int64_t n, int root, std::string &error) = 0;
+  /// Sum/max/min over the group; member i keeps block i of `c`.
+  virtual Op reduceScatterV(int comm, const float *in, float *out,
+                            const Counts &c, Reduce r, std::string &error) = 0;
+  virtual Op allReduce(int comm, const float *in, float *out, int64_t n,
+                       Reduce r, std::string &error) = 0;
+  virtual Op broadcast(int comm, float *buf, int64_t n, int root,
+                       std::string &error) = 0;
+  virtual Op allToAllV(int comm, const float *in, const Counts &send,
+                       float *out, const Counts &recv, std::string &error) = 0;
+};
+
+/// The process-wide backend (MUON_RT_BACKEND; "mpi" is the only one built
+/// today). Initialised on first use.
+Backend &backend();
+bool backendStarted();
+std::unique_ptr<Backend> createMpiBackend(int *argc, char ***argv);
+void startBackend(int *argc, char ***argv);
+
+} // namespace rt
+} // namespace muon
+
+#endif // MUON_RUNTIME_BACKEND_H

@@ -1,0 +1,403 @@
+//===- Collectives.cpp - Collectives on tensors over the backend ----------===//
+//
+// Turns a collective on row-major tensors split along any dim into a
+// v-collective on contiguous blocks: when the split dim is not the outermost
+// non-trivial one, pieces are packed into (or unpacked from) a staging
+// buffer. Shapes are checked against the extents the compiler resolved, so a
+// rank that passes the wrong tensor gets an error instead of a corrupt
+// exchange. Synchronous calls are the asynchronous ones plus a wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Errors.h"
+#include "State.h"
+#include "Tensor.h"
+
+#include "muon/Layout/Layout.h"
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <thread>
+
+using namespace muon::rt;
+
+Counts Counts::of(const std::vector<int64_t> &counts) {
+  Counts c;
+  c.counts = counts;
+  int64_t d = 0;
+  for (int64_t n : counts) {
+    c.displs.push_back(d);
+    d += n;
+  }
+  return c;
+}
+
+int64_t Counts::total() const {
+  int64_t t = 0;
+  for (int64_t n : counts)
+    t += n;
+  return t;
+}
+
+namespace {
+
+struct Request {
+  Backend::Op op;
+  std::function<void()> finish; // Unpack / average after completion.
+  std::vector<float> staging;
+  std::string name, comm;
+};
+
+std::map<int64_t, Request> requests;
+int64_t nextRequest = 1;
+
+void waitFor(Request &r) {
+  using clock = std::chrono::steady_clock;
+  auto start = clock::now();
+  double limit = timeoutSeconds();
+  for (int spins = 0;; ++spins) {
+    std::string error;
+    bool done = r.op->test(error);
+    if (!error.empty())
+      fatal(r.name, r.comm, error);
+    if (done)
+      break;
+    if (spins < 64)
+      continue;
+    // Oversubscribed ranks share cores: yield instead of spinning.
+    std::this_thread::sleep_for(std::chrono::microseconds(spins < 4096 ? 5 : 100));
+    double waited =
+        std::chrono::duration<double>(clock::now() - start).count();
+    if (waited > limit)
+      fatal(r.name, r.comm,
+            "timed out after " + std::to_string(static_cast<int>(limit)) +
+                " s (MUON_RT_TIMEOUT_S): a peer did not take part (dead, "
+                "hung, or in a different collective)");
+  }
+  if (r.finish)
+    r.finish();
+}
+
+int64_t submit(Request r, int64_t async) {
+  if (!async) {
+    waitFor(r);
+    return 0;
+  }
+  int64_t id = nextRequest++;
+  requests.emplace(id, std::move(r));
+  return id;
+}
+
+/// Everything one collective call needs, validated.
+struct Call {
+  const char *name;
+  const Communicator *comm;
+  TensorView in, out;
+
+  Call(const char *name, int64_t handle, muon_rt_memref *i, muon_rt_memref *o)
+      : name(name), comm(&communicator(handle, name)) {
+    in = viewOf(i, name, comm->name);
+    out = viewOf(o, name, comm->name);
+    counters().collectives++;
+  }
+  [[noreturn]] void fail(const std::string &cause) const {
+    fatal(name, comm->name, cause);
+  }
+  Request request() const { return Request{nullptr, {}, {}, name, comm->name}; }
+  void check(Backend::Op &op, const std::string &error) const {
+    if (!op)
+      fail(error);
+  }
+  void checkDim(int64_t dim, const TensorView &t) const {
+    if (dim < 0 || dim >= static_cast<int64_t>(t.shape.size()))
+      fail("dim " + std::to_string(dim) + " out of range for tensor " +
+           t.shapeStr());
+  }
+  std::vector<int64_t> extentsOf(muon_rt_i64_array *e) const {
+    std::vector<int64_t> v = valuesOf(e);
+    if (static_cast<int64_t>(v.size()) != comm->size)
+      fail(std::to_string(v.size()) + " extents for a group of " +
+           std::to_string(comm->size));
+    return v;
+  }
+  /// `piece` has extent `e` along dim, `full` has sum(extents); other dims match.
+  void checkPieces(const TensorView &piece, const TensorView &full, int64_t dim,
+                   const std::vector<int64_t> &extents, const char *pieceName,
+                   const char *fullName) const {
+    checkDim(dim, piece);
+    checkDim(dim, full);
+    int64_t total = 0;
+    for (int64_t e : extents)
+      total += e;
+    bool ok = piece.shape.size() == full.shape.size();
+    for (size_t d = 0; ok && d < piece.shape.size(); ++d)
+      ok = static_cast<int64_t>(d) == dim || piece.shape[d] == full.shape[d];
+    if (!ok || piece.shape[dim] != extents[comm->rank] ||
+        full.shape[dim] != total)
+      fail(std::string(pieceName) + " " + piece.shapeStr() + " and " +
+           fullName + " " + full.shapeStr() + " do not match pieces of " +
+           std::to_string(extents[comm->rank]) + " of " +
+           std::to_string(total) + " along dim " + std::to_string(dim));
+  }
+};
+
+/// Moves member blocks between "concatenated along dim" (full) and
+/// "member after member" (staged) order. Block i is outer x extents[i] x inner.
+void restage(float *full, float *staged, const std::vector<int64_t> &extents,
+             int64_t outer, int64_t inner, bool toStaged) {
+  int64_t total = 0;
+  for (int64_t e : extents)
+    total += e;
+  int64_t stagedOff = 0, dimOff = 0;
+  for (int64_t e : extents) {
+    for (int64_t o = 0; o < outer; ++o) {
+      float *f = full + (o * total + dimOff) * inner;
+      float *s = staged + stagedOff + o * e * inner;
+      size_t bytes = sizeof(float) * e * inner;
+      if (toStaged)
+        std::memcpy(s, f, bytes);
+      else
+        std::memcpy(f, s, bytes);
+    }
+    stagedOff += outer * e * inner;
+    dimOff += e;
+  }
+}
+
+Counts blockCounts(const std::vector<int64_t> &extents, int64_t outer,
+                   int64_t inner) {
+  std::vector<int64_t> n;
+  for (int64_t e : extents)
+    n.push_back(outer * e * inner);
+  return Counts::of(n);
+}
+
+void scaleBy(float *data, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i)
+    data[i] *= s;
+}
+
+Reduce reduceOf(int64_t r, const Call &call) {
+  if (r < 0 || r > 3)
+    call.fail("unknown reduction " + std::to_string(r));
+  return static_cast<Reduce>(r);
+}
+
+} // namespace
+
+extern "C" {
+
+int64_t _mlir_ciface_muon_rt_all_gather(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t dim,
+                                        muon_rt_i64_array *ext, int64_t async) {
+  Call c("all_gather", comm, in, out);
+  std::vector<int64_t> extents = c.extentsOf(ext);
+  c.checkPieces(c.in, c.out, dim, extents, "operand", "result");
+  int64_t outer = c.out.outer(dim), inner = c.out.inner(dim);
+  Counts counts = blockCounts(extents, outer, inner);
+  Request r = c.request();
+  float *target = c.out.data;
+  if (outer > 1) {
+    r.staging.resize(counts.total());
+    target = r.staging.data();
+    float *full = c.out.data;
+    float *staged = target;
+    r.finish = [=] { restage(full, staged, extents, outer, inner, false); };
+  }
+  std::string error;
+  counters().bytes_sent += 4 * c.in.numElements();
+  r.op = backend().allGatherV(c.comm->backendId, c.in.data, c.in.numElements(),
+                              target, counts, error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
+                                    muon_rt_memref *out, int64_t dim,
+                                    int64_t root, muon_rt_i64_array *ext,
+                                    int64_t async) {
+  Call c("gather", comm, in, out);
+  std::vector<int64_t> extents = c.extentsOf(ext);
+  if (root < 0 || root >= c.comm->size)
+    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkPieces(c.in, c.out, dim, extents, "operand", "result");
+  int64_t outer = c.out.outer(dim), inner = c.out.inner(dim);
+  Counts counts = blockCounts(extents, outer, inner);
+  Request r = c.request();
+  float *target = c.out.data;
+  if (outer > 1 && c.comm->rank == root) {
+    r.staging.resize(counts.total());
+    target = r.staging.data();
+    float *full = c.out.data;
+    float *staged = target;
+    r.finish = [=] { restage(full, staged, extents, outer, inner, false); };
+  }
+  std::string error;
+  counters().bytes_sent += 4 * c.in.numElements();
+  r.op = backend().gatherV(c.comm->backendId, c.in.data, c.in.numElements(),
+                           target, counts, static_cast<int>(root), error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
+                                     muon_rt_memref *out, int64_t dim,
+                                     int64_t root, muon_rt_i64_array *ext,
+                                     int64_t async) {
+  Call c("scatter", comm, in, out);
+  std::vector<int64_t> extents = c.extentsOf(ext);
+  if (root < 0 || root >= c.comm->size)
+    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkPieces(c.out, c.in, dim, extents, "result", "operand");
+  int64_t outer = c.in.outer(dim), inner = c.in.inner(dim);
+  Counts counts = blockCounts(extents, outer, inner);
+  Request r = c.request();
+  const float *source = c.in.data;
+  if (outer > 1 && c.comm->rank == root) {
+    r.staging.resize(counts.total());
+    restage(c.in.data, r.staging.data(), extents, outer, inner, true);
+    source = r.staging.data();
+  }
+  std::string error;
+  if (c.comm->rank == root)
+    counters().bytes_sent += 4 * c.in.numElements();
+  r.op = backend().scatterV(c.comm->backendId, source, counts, c.out.data,
+                            c.out.numElements(), static_cast<int>(root), error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_reduce_scatter(int64_t comm, muon_rt_memref *in,
+                                            muon_rt_memref *out, int64_t dim,
+                                            int64_t reduction,
+                                            muon_rt_i64_array *ext,
+                                            int64_t async) {
+  Call c("reduce_scatter", comm, in, out);
+  Reduce red = reduceOf(reduction, c);
+  std::vector<int64_t> extents = c.extentsOf(ext);
+  c.checkPieces(c.out, c.in, dim, extents, "result", "operand");
+  int64_t outer = c.in.outer(dim), inner = c.in.inner(dim);
+  Counts counts = blockCounts(extents, outer, inner);
+  Request r = c.request();
+  const float *source = c.in.data;
+  if (outer > 1) {
+    r.staging.resize(counts.total());
+    restage(c.in.data, r.staging.data(), extents, outer, inner, true);
+    source = r.staging.data();
+  }
+  if (red == Reduce::Avg) {
+    float *o = c.out.data;
+    int64_t n = c.out.numElements();
+    float s = 1.0f / static_cast<float>(c.comm->size);
+    r.finish = [=] { scaleBy(o, n, s); };
+  }
+  std::string error;
+  counters().bytes_sent += 4 * c.in.numElements();
+  r.op = backend().reduceScatterV(c.comm->backendId, source, c.out.data,
+                                  counts, red, error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_all_reduce(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t reduction,
+                                        int64_t async) {
+  Call c("all_reduce", comm, in, out);
+  Reduce red = reduceOf(reduction, c);
+  if (c.in.shape != c.out.shape)
+    c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
+           " differ");
+  Request r = c.request();
+  int64_t n = c.out.numElements();
+  if (red == Reduce::Avg) {
+    float *o = c.out.data;
+    float s = 1.0f / static_cast<float>(c.comm->size);
+    r.finish = [=] { scaleBy(o, n, s); };
+  }
+  std::string error;
+  counters().bytes_sent += 4 * n;
+  r.op = backend().allReduce(c.comm->backendId, c.in.data, c.out.data, n, red,
+                             error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
+                                       muon_rt_memref *out, int64_t root,
+                                       int64_t async) {
+  Call c("broadcast", comm, in, out);
+  if (root < 0 || root >= c.comm->size)
+    c.fail("root " + std::to_string(root) + " outside the group");
+  if (c.in.shape != c.out.shape)
+    c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
+           " differ");
+  int64_t n = c.out.numElements();
+  if (c.comm->rank == root && c.in.data != c.out.data && n)
+    std::memcpy(c.out.data, c.in.data, sizeof(float) * n);
+  Request r = c.request();
+  std::string error;
+  if (c.comm->rank == root)
+    counters().bytes_sent += 4 * n;
+  r.op = backend().broadcast(c.comm->backendId, c.out.data, n,
+                             static_cast<int>(root), error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
+                                        muon_rt_memref *out, int64_t splitDim,
+                                        int64_t concatDim, int64_t async) {
+  Call c("all_to_all", comm, in, out);
+  c.checkDim(splitDim, c.in);
+  c.checkDim(concatDim, c.in);
+  int64_t k = c.comm->size;
+  std::vector<int64_t> sendExt;
+  for (int64_t j = 0; j < k; ++j)
+    sendExt.push_back(
+        muon::layout::chunk(c.in.shape[splitDim], k, j).size);
+  // What arrives from every member: its piece number `rank` of the split,
+  // all of one shape, concatenated along concatDim.
+  std::vector<int64_t> piece = c.in.shape;
+  piece[splitDim] = sendExt[c.comm->rank];
+  std::vector<int64_t> expect = piece;
+  expect[concatDim] *= k;
+  if (c.out.shape != expect)
+    c.fail("result " + c.out.shapeStr() + " should be " + shapeStr(expect) +
+           " (split dim " + std::to_string(splitDim) + " over " +
+           std::to_string(k) + " ranks, concatenated along dim " +
+           std::to_string(concatDim) + ")");
+  Request r = c.request();
+  int64_t sOuter = c.in.outer(splitDim), sInner = c.in.inner(splitDim);
+  Counts send = blockCounts(sendExt, sOuter, sInner);
+  r.staging.resize(send.total() + c.out.numElements());
+  float *sendBuf = r.staging.data();
+  float *recvBuf = sendBuf + send.total();
+  restage(c.in.data, sendBuf, sendExt, sOuter, sInner, true);
+  std::vector<int64_t> recvExt(k, piece[concatDim]);
+  TensorView o = c.out;
+  int64_t cOuter = o.outer(concatDim), cInner = o.inner(concatDim);
+  Counts recv = blockCounts(recvExt, cOuter, cInner);
+  float *full = o.data;
+  r.finish = [=] { restage(full, recvBuf, recvExt, cOuter, cInner, false); };
+  std::string error;
+  counters().bytes_sent += 4 * c.in.numElements();
+  r.op = backend().allToAllV(c.comm->backendId, sendBuf, send, recvBuf, recv,
+                             error);
+  c.check(r.op, error);
+  return submit(std::move(r), async);
+}
+
+void muon_rt_wait(int64_t request) {
+  auto it = requests.find(request);
+  if (it == requests.end())
+    fatal("wait", "",
+          "unknown or already completed request " + std::to_string(request));
+  Request r = std::move(it->second);
+  requests.erase(it);
+  waitFor(r);
+}
+
+} // extern "C"

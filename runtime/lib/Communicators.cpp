@@ -1,0 +1,112 @@
+//===- Communicators.cpp - One communicator per mesh sub-group ------------===//
+//
+// A (mesh shape, axes) pair names the groups of ranks that differ only along
+// `axes`. Ranks are mesh coordinates row-major over the mesh axes (world rank
+// = mesh rank); inside a group they are numbered row-major over `axes` in
+// the order given, as dist::groupIndex does in the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Errors.h"
+#include "State.h"
+#include "Tensor.h"
+
+#include <map>
+
+using namespace muon::rt;
+
+namespace {
+using Key = std::pair<std::vector<int64_t>, std::vector<int64_t>>;
+std::map<Key, int64_t> handles;
+std::vector<Communicator> comms(1); // Handle 0 is invalid.
+
+std::vector<int64_t> coordsOf(int64_t rank, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> c(shape.size());
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    c[i] = rank % shape[i];
+    rank /= shape[i];
+  }
+  return c;
+}
+
+std::string listStr(const std::vector<int64_t> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+} // namespace
+
+const Communicator &muon::rt::communicator(int64_t handle, const char *op) {
+  if (handle <= 0 || handle >= static_cast<int64_t>(comms.size()))
+    fatal(op, "", "unknown communicator handle " + std::to_string(handle));
+  return comms[handle];
+}
+
+extern "C" int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *meshShape,
+                                             muon_rt_i64_array *axesArg) {
+  std::vector<int64_t> shape = valuesOf(meshShape), axes = valuesOf(axesArg);
+  Key key{shape, axes};
+  auto it = handles.find(key);
+  if (it != handles.end())
+    return it->second;
+
+  std::string name = "mesh " + shapeStr(shape) + " axes [" + listStr(axes) + "]";
+  Backend &b = backend();
+  int64_t meshRanks = 1;
+  for (int64_t s : shape) {
+    if (s <= 0)
+      fatal("comm", name, "mesh axis of size " + std::to_string(s));
+    meshRanks *= s;
+  }
+  if (meshRanks != b.worldSize())
+    fatal("comm", name,
+          "the mesh has " + std::to_string(meshRanks) +
+              " ranks but the job has " + std::to_string(b.worldSize()) +
+              " (MPI world size); launch with -np " + std::to_string(meshRanks));
+  std::vector<bool> inGroup(shape.size(), false);
+  for (int64_t a : axes) {
+    if (a < 0 || a >= static_cast<int64_t>(shape.size()) || inGroup[a])
+      fatal("comm", name, "bad or repeated axis index " + std::to_string(a));
+    inGroup[a] = true;
+  }
+  // Color: the coordinates off `axes` (row-major); key: index along `axes`.
+  std::vector<int64_t> c = coordsOf(b.worldRank(), shape);
+  int64_t color = 0, index = 0, size = 1;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (!inGroup[i])
+      color = color * shape[i] + c[i];
+  for (int64_t a : axes) {
+    index = index * shape[a] + c[a];
+    size *= shape[a];
+  }
+  std::string error;
+  int id = b.split(color, index, error);
+  if (id < 0)
+    fatal("comm", name, error);
+
+  // Name the member world ranks for messages.
+  std::vector<int64_t> members;
+  for (int64_t r = 0; r < meshRanks; ++r) {
+    std::vector<int64_t> rc = coordsOf(r, shape);
+    bool same = true;
+    for (size_t i = 0; i < shape.size(); ++i)
+      same &= inGroup[i] || rc[i] == c[i];
+    if (same)
+      members.push_back(r);
+  }
+  Communicator comm;
+  comm.backendId = id;
+  comm.size = size;
+  comm.rank = index;
+  comm.name = name + " (world ranks " + listStr(members) + ")";
+  comms.push_back(comm);
+  int64_t handle = static_cast<int64_t>(comms.size() - 1);
+  handles[key] = handle;
+  return handle;
+}
+
+extern "C" int64_t muon_rt_comm_rank(int64_t comm) {
+  return communicator(comm, "comm_rank").rank;
+}

@@ -1,0 +1,119 @@
+//===- Process.cpp - Backend start-up, errors, counters, entry checks -----===//
+
+#include "Backend.h"
+#include "Errors.h"
+#include "State.h"
+#include "Tensor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace muon::rt;
+
+namespace {
+std::unique_ptr<Backend> theBackend;
+muon_rt_counters theCounters{};
+double theTimeout = -1;
+} // namespace
+
+void muon::rt::startBackend(int *argc, char ***argv) {
+  if (theBackend)
+    return;
+  const char *which = std::getenv("MUON_RT_BACKEND");
+  std::string name = which && *which ? which : "mpi";
+  if (name != "mpi") {
+    std::fprintf(stderr,
+                 "muon-rt: error: MUON_RT_BACKEND=%s is not built into this "
+                 "runtime (available: mpi)\n",
+                 name.c_str());
+    std::exit(2);
+  }
+  theBackend = createMpiBackend(argc, argv);
+}
+
+bool muon::rt::backendStarted() { return theBackend != nullptr; }
+
+Backend &muon::rt::backend() {
+  if (!theBackend)
+    startBackend(nullptr, nullptr);
+  return *theBackend;
+}
+
+muon_rt_counters &muon::rt::counters() { return theCounters; }
+
+double muon::rt::timeoutSeconds() {
+  if (theTimeout < 0) {
+    theTimeout = 300;
+    if (const char *env = std::getenv("MUON_RT_TIMEOUT_S")) {
+      char *end = nullptr;
+      double v = std::strtod(env, &end);
+      if (end == env || *end || v <= 0) {
+        std::fprintf(stderr,
+                     "muon-rt: error: MUON_RT_TIMEOUT_S='%s' is not a "
+                     "positive number of seconds\n",
+                     env);
+        std::exit(2);
+      }
+      theTimeout = v;
+    }
+  }
+  return theTimeout;
+}
+
+void muon::rt::setTimeoutSeconds(double s) { theTimeout = s; }
+
+void muon::rt::fatal(const std::string &op, const std::string &comm,
+                     const std::string &cause) {
+  long rank = theBackend ? static_cast<long>(theBackend->worldRank()) : -1;
+  std::fprintf(stderr, "muon-rt: error: rank %ld: %s%s%s: %s\n", rank,
+               op.c_str(), comm.empty() ? "" : " on ", comm.c_str(),
+               cause.c_str());
+  std::fflush(stderr);
+  if (theBackend)
+    theBackend->abort(1);
+  std::_Exit(1);
+}
+
+extern "C" {
+
+void muon_rt_init(int *argc, char ***argv) { startBackend(argc, argv); }
+
+void muon_rt_finalize(void) {
+  if (theBackend)
+    theBackend->finalize();
+}
+
+int64_t muon_rt_world_rank(void) { return backend().worldRank(); }
+int64_t muon_rt_world_size(void) { return backend().worldSize(); }
+void muon_rt_set_timeout(double seconds) { setTimeoutSeconds(seconds); }
+void muon_rt_fail(const char *op, const char *cause) { fatal(op, "", cause); }
+void muon_rt_barrier(void) { backend().barrier(); }
+
+void muon_rt_get_counters(muon_rt_counters *out) {
+  if (out)
+    *out = theCounters;
+}
+void muon_rt_reset_counters(void) { theCounters = muon_rt_counters{}; }
+
+void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
+                                    muon_rt_i64_array *expected) {
+  std::string what = "entry argument #" + std::to_string(index);
+  TensorView v = viewOf(arg, "check_arg", "");
+  std::vector<int64_t> table = valuesOf(expected);
+  int64_t rank = backend().worldRank(), size = backend().worldSize();
+  int64_t r = static_cast<int64_t>(v.shape.size());
+  if (static_cast<int64_t>(table.size()) != size * r)
+    fatal("check_arg", "",
+          what + ": the program was compiled for " +
+              std::to_string(r ? table.size() / r : 0) +
+              " ranks but the job has " + std::to_string(size));
+  std::vector<int64_t> want(table.begin() + rank * r,
+                            table.begin() + (rank + 1) * r);
+  if (want != v.shape)
+    fatal("check_arg", "",
+          what + " has local shape " + v.shapeStr() + ", expected " +
+              shapeStr(want) + " on this rank (wrong shard handed to the step)");
+}
+
+} // extern "C"
