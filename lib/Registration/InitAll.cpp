@@ -1,6 +1,7 @@
 //===- InitAll.cpp - Register the project's dialects and passes -----------===//
 
 #include "muon/InitAll.h"
+#include "muon/Conversion/Passes.h"
 #include "muon/Dialect/Dist/IR/DistDialect.h"
 #include "muon/Dialect/Dist/Transforms/Passes.h"
 #include "muon/Dialect/Muon/IR/MuonDialect.h"
@@ -18,6 +19,8 @@ void muon::registerAllDialects(mlir::DialectRegistry &registry) {
 void muon::registerAllPasses() {
   muon::dist::registerDistPasses();
   muon::optim::registerMuonPasses();
+  muon::registerConversionPasses();
+  muon::registerMuonToLLVMPipeline();
 }
 
 void muon::registerToolDialects(mlir::DialectRegistry &registry) {

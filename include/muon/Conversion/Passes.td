@@ -1,0 +1,62 @@
+//===- Passes.td - Lowering the step to the runtime and LLVM -*- tablegen -*-===//
+
+#ifndef MUON_CONVERSION_PASSES_TD
+#define MUON_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertMuonToRuntime : Pass<"convert-muon-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower muon compute ops: Newton-Schulz to the runtime (BLAS), "
+                "momentum and update to linalg";
+  let description = [{
+    Runs after `muon-expand-step`, on local tensors:
+
+    * `muon.newton_schulz` -> a copy of the operand into a fresh buffer and
+      `muon_rt_newton_schulz` on it (in place, CBLAS GEMMs, counted in the
+      runtime's NS counters).
+    * `muon.momentum_update`, `muon.apply_update` -> elementwise
+      `linalg.generic` with the exact formulas of the step semantics
+      (lerp written M + w (G - M)).
+
+    Only f32 tensors and `in f32` Newton-Schulz are lowered; anything else is
+    an error at the op.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower dist ops on local tensors to runtime calls; localise "
+                "function boundaries";
+  let description = [{
+    * Every function argument / result of `!dist.tensor` type becomes the
+      rank's local tensor (`dist.to_local` / `dist.from_local` at the
+      boundary fold away). For each such argument the function first calls
+      `muon_rt_check_arg` with the local shape of every rank, so a wrong
+      shard or a world size that does not match the mesh stops the job
+      before any collective.
+    * The communicators the function uses are created at its top, in one
+      order on every rank (`muon_rt_comm` is collective the first time).
+    * `dist.rank` / `dist.coord` -> world rank / index in the communicator.
+    * Collectives -> `muon_rt_<op>` on buffers (`bufferization.to_buffer`
+      of the operand, a fresh result buffer), with the per-member extents
+      along the split dim resolved here from the chunk rule, `sizes` or
+      `weights`.
+    * `dist.mesh` and `dist.flat_group` are removed once nothing uses them.
+
+    Asynchronous collectives (`!dist.token`), `dist.redistribute`, and
+    `dist.to_local`/`dist.from_local` away from a function boundary are
+    reported as errors: nothing produces them before this pass today.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+#endif // MUON_CONVERSION_PASSES_TD

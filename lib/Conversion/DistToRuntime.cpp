@@ -1,0 +1,429 @@
+//===- DistToRuntime.cpp - Lower dist ops to the step runtime -------------===//
+//
+// After muon-expand-step a function is SPMD code on local tensors between a
+// dist.to_local at every argument and a dist.from_local at every result.
+// This pass makes that boundary the ABI (local tensors), checks the shards
+// handed in, creates the communicators up front and turns each collective
+// into a runtime call on buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeCalls.h"
+#include "muon/Conversion/Passes.h"
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "muon/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/MapVector.h"
+
+#include <map>
+
+namespace muon {
+#define GEN_PASS_DEF_CONVERTDISTTORUNTIME
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+using namespace muon::dist;
+using muon::RuntimeCalls;
+namespace layout = muon::layout;
+
+namespace {
+
+/// A communicator: a mesh and the axes (in order) that span it.
+struct CommKey {
+  mutable MeshOp mesh;
+  SmallVector<int64_t> axes;
+  std::string str() const {
+    std::string s = mesh.getSymName().str();
+    for (int64_t a : axes)
+      s += "," + std::to_string(a);
+    return s;
+  }
+};
+
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp f, RuntimeCalls &rt) : f(f), rt(rt) {}
+
+  LogicalResult run() {
+    if (failed(localizeBoundary()) || failed(collectComms()))
+      return failure();
+    OpBuilder b = OpBuilder::atBlockBegin(&f.front());
+    emitArgChecks(b);
+    emitComms(b);
+    SmallVector<Operation *> ops;
+    f.walk([&](Operation *op) {
+      if (op->getDialect() && isa<DistDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(lower(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  // --- The boundary -------------------------------------------------------
+
+  LogicalResult localizeBoundary() {
+    Block &entry = f.front();
+    SmallVector<Type> argTypes, resultTypes;
+    for (BlockArgument arg : entry.getArguments()) {
+      auto dt = dyn_cast<DistTensorType>(arg.getType());
+      if (!dt) {
+        argTypes.push_back(arg.getType());
+        continue;
+      }
+      RankedTensorType local = localTensorType(dt, f);
+      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+        auto toLocal = dyn_cast<ToLocalOp>(user);
+        if (!toLocal)
+          return user->emitOpError("uses distributed argument #")
+                 << arg.getArgNumber()
+                 << " directly; the CPU lowering expects only dist.to_local "
+                    "on arguments (run muon-expand-step first)";
+        OpBuilder b(toLocal);
+        Value v = arg;
+        if (toLocal.getType() != local)
+          v = tensor::CastOp::create(b, toLocal.getLoc(), toLocal.getType(), v);
+        toLocal.getResult().replaceAllUsesWith(v);
+        toLocal.erase();
+      }
+      arg.setType(local);
+      argTypes.push_back(local);
+      checkedArgs.push_back({arg, dt});
+    }
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    if (!llvm::hasSingleElement(f.getBody()))
+      return f.emitOpError("has several blocks; the CPU lowering expects "
+                           "structured control flow (scf)");
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto dt = dyn_cast<DistTensorType>(operand.get().getType());
+      if (!dt) {
+        resultTypes.push_back(operand.get().getType());
+        continue;
+      }
+      auto fromLocal = operand.get().getDefiningOp<FromLocalOp>();
+      if (!fromLocal)
+        return ret.emitOpError("returns distributed value #")
+               << operand.getOperandNumber()
+               << " not built by dist.from_local; run muon-expand-step first";
+      RankedTensorType local = localTensorType(dt, f);
+      OpBuilder b(ret);
+      Value v = fromLocal.getInput();
+      if (v.getType() != local)
+        v = tensor::CastOp::create(b, ret.getLoc(), local, v);
+      operand.set(v);
+      if (fromLocal->use_empty())
+        fromLocal.erase();
+      resultTypes.push_back(local);
+    }
+    f.setFunctionType(FunctionType::get(f.getContext(), argTypes, resultTypes));
+    return success();
+  }
+
+  /// Before anything else: every rank checks the shards it was handed.
+  void emitArgChecks(OpBuilder &b) {
+    for (auto [arg, dt] : checkedArgs) {
+      MeshOp mesh = lookupMesh(f, dt.getMesh());
+      layout::Mesh lm = toLayoutMesh(mesh);
+      SmallVector<int64_t> table;
+      for (int64_t r = 0; r < lm.numRanks(); ++r) {
+        layout::LocalShard s = localShardOf(dt, f, lm.coords(r));
+        table.append(s.shape.begin(), s.shape.end());
+      }
+      Location loc = f.getLoc();
+      rt.call(b, loc, "muon_rt_check_arg", {},
+              {RuntimeCalls::i64(b, loc, cast<BlockArgument>(arg).getArgNumber()),
+               RuntimeCalls::unrankedBufferOf(b, loc, arg),
+               rt.i64Table(b, loc, table)},
+              /*cInterface=*/true);
+    }
+  }
+
+  // --- Communicators ------------------------------------------------------
+
+  FailureOr<CommKey> keyOf(Operation *op, FlatSymbolRefAttr meshName,
+                           ArrayAttr axes) {
+    MeshOp mesh = lookupMesh(op, meshName);
+    if (!mesh)
+      return op->emitOpError("unknown mesh ") << meshName;
+    CommKey k{mesh, {}};
+    for (Attribute a : axes)
+      k.axes.push_back(mesh.getAxisIndex(cast<StringAttr>(a).getValue()));
+    return k;
+  }
+
+  FailureOr<CommKey> keyOf(Operation *op) {
+    if (auto c = dyn_cast<CollectiveOpInterface>(op))
+      return keyOf(op, c.getMeshAttr(), c.getAxes());
+    auto coord = cast<CoordOp>(op);
+    return keyOf(op, coord.getMeshAttr(), coord.getAxes());
+  }
+
+  LogicalResult collectComms() {
+    WalkResult r = f.walk([&](Operation *op) {
+      if (!isa<CollectiveOpInterface, CoordOp>(op))
+        return WalkResult::advance();
+      FailureOr<CommKey> k = keyOf(op);
+      if (failed(k))
+        return WalkResult::interrupt();
+      comms.insert({k->str(), {*k, Value()}});
+      return WalkResult::advance();
+    });
+    return failure(r.wasInterrupted());
+  }
+
+  /// Communicators are created unconditionally at the top: creation is
+  /// collective over the world, so no rank may skip one.
+  void emitComms(OpBuilder &b) {
+    Location loc = f.getLoc();
+    for (auto &[name, entry] : comms) {
+      CommKey &k = entry.first;
+      Value shape = rt.i64Table(b, loc, k.mesh.getShape());
+      Value axes = rt.i64Table(b, loc, k.axes);
+      entry.second = rt.call(b, loc, "muon_rt_comm", {b.getI64Type()},
+                             {shape, axes}, /*cInterface=*/true)
+                         .getResult(0);
+    }
+  }
+
+  Value commOf(Operation *op) { return comms[keyOf(op)->str()].second; }
+
+  int64_t groupSize(Operation *op) {
+    CommKey k = *keyOf(op);
+    int64_t n = 1;
+    for (int64_t a : k.axes)
+      n *= k.mesh.getShape()[a];
+    return n;
+  }
+
+  Value commRank(OpBuilder &b, Location loc, Value comm) {
+    Value r = rt.call(b, loc, "muon_rt_comm_rank", {b.getI64Type()}, {comm},
+                      /*cInterface=*/false)
+                  .getResult(0);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), r);
+  }
+
+  // --- Ops ----------------------------------------------------------------
+
+  /// Every member's length along the split dim of a tensor of length
+  /// `length` there: explicit sizes, weighted or even chunk rule.
+  FailureOr<SmallVector<int64_t>>
+  extents(Operation *op, int64_t length, int64_t k,
+          std::optional<ArrayRef<int64_t>> sizes,
+          std::optional<ArrayRef<int64_t>> weights) {
+    if (sizes)
+      return SmallVector<int64_t>(sizes->begin(), sizes->end());
+    if (ShapedType::isDynamic(length))
+      return op->emitOpError("splits a dynamic dim without `sizes`; the CPU "
+                             "lowering needs the full length statically");
+    std::vector<int64_t> w;
+    if (weights)
+      w.assign(weights->begin(), weights->end());
+    SmallVector<int64_t> e;
+    for (int64_t i = 0; i < k; ++i)
+      e.push_back(layout::chunk(length, k, i, w).size);
+    return e;
+  }
+
+  /// Dynamic sizes of a result: the split dim from the member's extent (or
+  /// the sum when gathering), every other dim from the operand.
+  SmallVector<Value> resultSizes(OpBuilder &b, Location loc,
+                                 RankedTensorType type, Value operand,
+                                 int64_t splitDim, ArrayRef<int64_t> ext,
+                                 Value table, Value comm, bool gathering) {
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      if (d != splitDim) {
+        sizes.push_back(tensor::DimOp::create(b, loc, operand, d));
+      } else if (gathering) {
+        int64_t total = 0;
+        for (int64_t e : ext)
+          total += e;
+        sizes.push_back(arith::ConstantIndexOp::create(b, loc, total));
+      } else {
+        Value idx = commRank(b, loc, comm);
+        Value e = memref::LoadOp::create(b, loc, table, ValueRange{idx});
+        sizes.push_back(
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), e));
+      }
+    }
+    return sizes;
+  }
+
+  LogicalResult requireF32(Operation *op) {
+    for (Type t : op->getOperandTypes())
+      if (auto tt = dyn_cast<RankedTensorType>(t); tt && !tt.getElementType().isF32())
+        return op->emitOpError("operand type ")
+               << t << " is not lowered to the CPU runtime: only f32 tensors are";
+    return success();
+  }
+
+  /// A collective over a split dim: gather-like (`gathering`) or
+  /// scatter-like. Emits the call with `extra` arguments after the dim.
+  LogicalResult splitCollective(Operation *op, StringRef fn, int64_t dim,
+                                bool gathering,
+                                std::optional<ArrayRef<int64_t>> sizes,
+                                std::optional<ArrayRef<int64_t>> weights,
+                                ArrayRef<int64_t> extra) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value input = op->getOperand(0);
+    auto inT = cast<RankedTensorType>(input.getType());
+    auto outT = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t length = gathering ? outT.getDimSize(dim) : inT.getDimSize(dim);
+    FailureOr<SmallVector<int64_t>> ext =
+        extents(op, length, groupSize(op), sizes, weights);
+    if (failed(ext))
+      return failure();
+    Value comm = commOf(op);
+    Value table = rt.i64Table(b, loc, *ext);
+    auto [buf, out] = RuntimeCalls::allocate(
+        b, loc, outT,
+        resultSizes(b, loc, outT, input, dim, *ext, table, comm, gathering));
+    SmallVector<Value> args{comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                            out, RuntimeCalls::i64(b, loc, dim)};
+    for (int64_t v : extra)
+      args.push_back(RuntimeCalls::i64(b, loc, v));
+    args.push_back(table);
+    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
+    rt.call(b, loc, fn, {b.getI64Type()}, args, /*cInterface=*/true);
+    op->getResult(0).replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
+    op->erase();
+    return success();
+  }
+
+  /// A collective whose result has the operand's shape.
+  LogicalResult sameShapeCollective(Operation *op, StringRef fn,
+                                    ArrayRef<int64_t> extra) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value input = op->getOperand(0);
+    auto outT = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < outT.getRank(); ++d)
+      if (outT.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(b, loc, input, d));
+    auto [buf, out] = RuntimeCalls::allocate(b, loc, outT, dyn);
+    SmallVector<Value> args{commOf(op),
+                            RuntimeCalls::unrankedBufferOf(b, loc, input), out};
+    for (int64_t v : extra)
+      args.push_back(RuntimeCalls::i64(b, loc, v));
+    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
+    rt.call(b, loc, fn, {b.getI64Type()}, args, /*cInterface=*/true);
+    op->getResult(0).replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
+    op->erase();
+    return success();
+  }
+
+  LogicalResult lower(Operation *op) {
+    if (auto c = dyn_cast<CollectiveOpInterface>(op)) {
+      if (op->getNumResults() > 1 && !op->getResult(1).use_empty())
+        return op->emitOpError("is asynchronous (!dist.token); the CPU "
+                               "lowering runs collectives synchronously and "
+                               "does not lower tokens yet");
+      if (failed(requireF32(op)))
+        return failure();
+    }
+    if (auto g = dyn_cast<AllGatherOp>(op))
+      return splitCollective(op, "muon_rt_all_gather", g.getGatherDim(), true,
+                             std::nullopt, std::nullopt, {});
+    if (auto g = dyn_cast<GatherOp>(op))
+      return splitCollective(op, "muon_rt_gather", g.getGatherDim(), true,
+                             g.getSizes(), g.getWeights(),
+                             {static_cast<int64_t>(g.getRoot())});
+    if (auto s = dyn_cast<ScatterOp>(op))
+      return splitCollective(op, "muon_rt_scatter", s.getScatterDim(), false,
+                             s.getSizes(), s.getWeights(),
+                             {static_cast<int64_t>(s.getRoot())});
+    if (auto s = dyn_cast<ReduceScatterOp>(op))
+      return splitCollective(op, "muon_rt_reduce_scatter", s.getScatterDim(),
+                             false, std::nullopt, std::nullopt,
+                             {static_cast<int64_t>(s.getReduction())});
+    if (auto a = dyn_cast<AllReduceOp>(op))
+      return sameShapeCollective(op, "muon_rt_all_reduce",
+                                 {static_cast<int64_t>(a.getReduction())});
+    if (auto bc = dyn_cast<BroadcastOp>(op))
+      return sameShapeCollective(op, "muon_rt_broadcast",
+                                 {static_cast<int64_t>(bc.getRoot())});
+    if (auto a = dyn_cast<AllToAllOp>(op)) {
+      auto outT = cast<RankedTensorType>(a.getResult().getType());
+      if (!outT.hasStaticShape())
+        return op->emitOpError("with a dynamic result is not lowered yet");
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      auto [buf, out] = RuntimeCalls::allocate(b, loc, outT, {});
+      rt.call(b, loc, "muon_rt_all_to_all", {b.getI64Type()},
+              {commOf(op), RuntimeCalls::unrankedBufferOf(b, loc, a.getInput()),
+               out, RuntimeCalls::i64(b, loc, a.getSplitDim()),
+               RuntimeCalls::i64(b, loc, a.getConcatDim()),
+               RuntimeCalls::i64(b, loc, 0)},
+              /*cInterface=*/true);
+      a.getResult().replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
+      op->erase();
+      return success();
+    }
+    if (auto r = dyn_cast<RankOp>(op)) {
+      OpBuilder b(op);
+      Value v = rt.call(b, op->getLoc(), "muon_rt_world_rank", {b.getI64Type()},
+                        {}, /*cInterface=*/false)
+                    .getResult(0);
+      r.getResult().replaceAllUsesWith(arith::IndexCastOp::create(
+          b, op->getLoc(), b.getIndexType(), v));
+      op->erase();
+      return success();
+    }
+    if (auto c = dyn_cast<CoordOp>(op)) {
+      OpBuilder b(op);
+      c.getResult().replaceAllUsesWith(commRank(b, op->getLoc(), commOf(op)));
+      op->erase();
+      return success();
+    }
+    if (isa<MeshOp, FlatGroupOp>(op))
+      return success();
+    return op->emitOpError("is not lowered to the CPU runtime")
+           << (isa<RedistributeOp>(op)
+                   ? ": expand redistributions first (muon-expand-step)"
+                   : isa<ToLocalOp, FromLocalOp>(op)
+                         ? ": only at function arguments / results"
+                         : "");
+  }
+
+  func::FuncOp f;
+  RuntimeCalls &rt;
+  SmallVector<std::pair<Value, DistTensorType>> checkedArgs;
+  llvm::MapVector<std::string, std::pair<CommKey, Value>,
+                  std::map<std::string, unsigned>>
+      comms;
+};
+
+struct ConvertDistToRuntimePass
+    : muon::impl::ConvertDistToRuntimeBase<ConvertDistToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    RuntimeCalls rt(module);
+    for (auto f : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (f.isExternal())
+        continue;
+      if (failed(FunctionLowering(f, rt).run()))
+        return signalPassFailure();
+      // Public functions are entry points: hosts call them through MLIR's
+      // C interface (_mlir_ciface_<name>, memrefs by descriptor pointer).
+      if (f.isPublic())
+        f->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+    }
+    // Meshes and groups are compile-time facts; drop them once unused.
+    for (Operation &op : llvm::make_early_inc_range(module.getOps()))
+      if (isa<MeshOp, FlatGroupOp>(op))
+        op.erase();
+  }
+};
+
+} // namespace

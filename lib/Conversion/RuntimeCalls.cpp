@@ -1,0 +1,102 @@
+//===- RuntimeCalls.cpp - Building calls into the step runtime ------------===//
+
+#include "RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace muon;
+
+func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
+                                TypeRange results, ValueRange args,
+                                bool cInterface) {
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(mb, module.getLoc(), name,
+                              b.getFunctionType(args.getTypes(), results));
+    fn.setPrivate();
+    if (cInterface)
+      fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  }
+  return func::CallOp::create(b, loc, fn, args);
+}
+
+Value RuntimeCalls::table(OpBuilder &b, Location loc,
+                          DenseElementsAttr values) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  values.print(os);
+  auto type = cast<MemRefType>(
+      MemRefType::get(values.getType().getShape(),
+                      values.getType().getElementType()));
+  auto it = globals.find(key);
+  std::string sym;
+  if (it != globals.end()) {
+    sym = it->second;
+  } else {
+    sym = "__muon_table_" + std::to_string(globals.size());
+    // (A user symbol of that name would only make us pick another.)
+    while (module.lookupSymbol(sym))
+      sym += "_";
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    memref::GlobalOp::create(mb, module.getLoc(), sym,
+                             mb.getStringAttr("private"), type, values,
+                             /*constant=*/true, /*alignment=*/nullptr);
+    globals[key] = sym;
+  }
+  Value g = memref::GetGlobalOp::create(b, loc, type, sym);
+  auto dyn = MemRefType::get({ShapedType::kDynamic}, type.getElementType());
+  return memref::CastOp::create(b, loc, dyn, g);
+}
+
+Value RuntimeCalls::i64Table(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> values) {
+  auto t = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                 b.getI64Type());
+  return table(b, loc, DenseElementsAttr::get(t, values));
+}
+
+Value RuntimeCalls::f64Table(OpBuilder &b, Location loc,
+                             ArrayRef<double> values) {
+  auto t = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                 b.getF64Type());
+  return table(b, loc, DenseElementsAttr::get(t, values));
+}
+
+Value RuntimeCalls::unrankedBufferOf(OpBuilder &b, Location loc, Value t) {
+  auto tt = cast<RankedTensorType>(t.getType());
+  auto mt = MemRefType::get(tt.getShape(), tt.getElementType());
+  Value buf = bufferization::ToBufferOp::create(b, loc, mt, t,
+                                                /*read_only=*/true);
+  return memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(tt.getElementType(), 0), buf);
+}
+
+std::pair<Value, Value> RuntimeCalls::allocate(OpBuilder &b, Location loc,
+                                               RankedTensorType type,
+                                               ValueRange dynamicSizes) {
+  auto mt = MemRefType::get(type.getShape(), type.getElementType());
+  Value buf = memref::AllocOp::create(b, loc, mt, dynamicSizes,
+                                      b.getI64IntegerAttr(64));
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(type.getElementType(), 0), buf);
+  return {buf, unranked};
+}
+
+Value RuntimeCalls::tensorOf(OpBuilder &b, Location loc, Value buffer,
+                             RankedTensorType type) {
+  return bufferization::ToTensorOp::create(b, loc, type, buffer,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+Value RuntimeCalls::i64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}

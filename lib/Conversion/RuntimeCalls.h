@@ -1,0 +1,60 @@
+//===- RuntimeCalls.h - Building calls into the step runtime ---*- C++ -*-===//
+//
+// The one place that knows how the lowering talks to the runtime's C ABI
+// (runtime/include/muon/Runtime/muon_runtime.h): function declarations with
+// MLIR's C interface, tensors handed over as unranked f32 buffers, integer
+// and float tables as constant 1-D memrefs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_LIB_CONVERSION_RUNTIMECALLS_H
+#define MUON_LIB_CONVERSION_RUNTIMECALLS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+
+namespace muon {
+
+class RuntimeCalls {
+public:
+  explicit RuntimeCalls(mlir::ModuleOp module) : module(module) {}
+
+  /// Calls runtime function `name` (declared on first use; `cInterface` for
+  /// functions that take memrefs).
+  mlir::func::CallOp call(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef name, mlir::TypeRange results,
+                          mlir::ValueRange args, bool cInterface);
+
+  /// memref<?xi64> / memref<?xf64> holding `values` (a private constant
+  /// global, shared between identical tables).
+  mlir::Value i64Table(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<int64_t> values);
+  mlir::Value f64Table(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<double> values);
+
+  /// The buffer of tensor `t` as memref<*xf32> (read only).
+  static mlir::Value unrankedBufferOf(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value t);
+  /// A fresh buffer of `type` (dynamic sizes in order) and its unranked view.
+  static std::pair<mlir::Value, mlir::Value>
+  allocate(mlir::OpBuilder &b, mlir::Location loc,
+           mlir::RankedTensorType type, mlir::ValueRange dynamicSizes);
+  /// The tensor a freshly written buffer holds.
+  static mlir::Value tensorOf(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value buffer, mlir::RankedTensorType type);
+  static mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+private:
+  mlir::Value table(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::DenseElementsAttr values);
+
+  mlir::ModuleOp module;
+  std::map<std::string, std::string> globals; // printed value -> symbol
+};
+
+} // namespace muon
+
+#endif // MUON_LIB_CONVERSION_RUNTIMECALLS_H
