@@ -1,0 +1,35 @@
+//===- Options.h - muon-run's command line --------------------*- C++ -*-===//
+
+#ifndef MUON_TOOLS_MUONRUN_OPTIONS_H
+#define MUON_TOOLS_MUONRUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace muon {
+namespace run {
+
+/// A deliberate fault, for the tests of error handling.
+struct Fault {
+  enum Kind { None, Kill, Hang, ShardShape } kind = None;
+  int64_t rank = -1, step = 0;
+};
+
+struct Options {
+  std::string input;
+  std::string entry;
+  int64_t steps = 3;
+  uint64_t seed = 1;
+  double rtol = 1e-5, atol = 1e-5;
+  std::string dumpDir;
+  int optLevel = 2;
+  Fault fault;
+};
+
+/// Runs the step on this process's rank of an MPI job. Returns the exit code.
+int runWorker(const Options &options, int *argc, char ***argv);
+
+} // namespace run
+} // namespace muon
+
+#endif // MUON_TOOLS_MUONRUN_OPTIONS_H

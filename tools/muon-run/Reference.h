@@ -1,0 +1,37 @@
+//===- Reference.h - Single-device Muon, written plainly ------*- C++ -*-===//
+//
+// The independent reference muon-run checks the compiled distributed step
+// against: the step semantics of docs/muon-dialect.md on full tensors in
+// fp32, sharing no code with the compiler or the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_TOOLS_MUONRUN_REFERENCE_H
+#define MUON_TOOLS_MUONRUN_REFERENCE_H
+
+#include <cstdint>
+#include <vector>
+
+namespace muon {
+namespace run {
+
+struct Hyper {
+  double lr = 0, momentum = 0.95, eps = 1e-7, weightDecay = 0;
+  bool nesterov = true, sumForm = false, matchRmsAdamW = false;
+  int64_t nsSteps = 5;
+  std::vector<double> coeffs; ///< 3 or 3 * nsSteps
+};
+
+/// One Muon step on a full parameter `p` with momentum `m` and gradient `g`
+/// (shape: ... x rows x cols; leading dims are a batch of matrices).
+void referenceStep(std::vector<float> &p, std::vector<float> &m,
+                   const std::vector<float> &g,
+                   const std::vector<int64_t> &shape, const Hyper &h);
+
+/// FLOPs Newton-Schulz takes on one rows x cols matrix.
+double referenceNsFlops(int64_t rows, int64_t cols, int64_t steps);
+
+} // namespace run
+} // namespace muon
+
+#endif // MUON_TOOLS_MUONRUN_REFERENCE_H

@@ -1,0 +1,219 @@
+//===- muon-run.cpp - Compile a muon.step, run it on N ranks, check it ----===//
+//
+//   muon-run step.mlir -np 4 --steps 3
+//
+// Without an MPI environment muon-run is the launcher: it checks the input
+// once (parse, plan, lower), then re-executes itself under `mpirun` on as
+// many ranks as the mesh has. Under mpirun (or with --worker) it is one rank
+// of the job: see Worker.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+#include "StepSpec.h"
+
+#include "muon/Conversion/Passes.h"
+#include "muon/InitAll.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+using namespace muon::run;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("muon-run options");
+
+cl::opt<std::string> input(cl::Positional, cl::desc("<step.mlir>"),
+                           cl::Required, cl::cat(category));
+cl::opt<int> np("np",
+                cl::desc("Ranks to launch (default: the mesh's rank count); "
+                         "must equal the mesh's rank count"),
+                cl::init(0), cl::cat(category));
+cl::opt<std::string> entry("entry",
+                           cl::desc("Function holding the muon.step (default: "
+                                    "the only one)"),
+                           cl::init(""), cl::cat(category));
+cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps to run"),
+                       cl::init(3), cl::cat(category));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data generator"),
+                       cl::init(1), cl::cat(category));
+cl::opt<double> rtol("rtol", cl::desc("Relative tolerance (numpy.allclose)"),
+                     cl::init(1e-5), cl::cat(category));
+cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance (numpy.allclose)"),
+                     cl::init(1e-5), cl::cat(category));
+cl::opt<std::string> dumpDir(
+    "dump",
+    cl::desc("Write initial, per-step and reference tensors as .npy files "
+             "into this directory (docs/running.md)"),
+    cl::init(""), cl::cat(category));
+cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
+                      cl::init(2), cl::cat(category));
+cl::opt<double> timeout("timeout",
+                        cl::desc("Seconds a collective may wait for its peers "
+                                 "before the job is aborted (sets "
+                                 "MUON_RT_TIMEOUT_S; default 300)"),
+                        cl::init(0), cl::cat(category));
+cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher"),
+                            cl::init("mpirun"), cl::cat(category));
+cl::opt<std::string> inject(
+    "inject-fault",
+    cl::desc("Test hook: kill@RANK:STEP, hang@RANK:STEP or "
+             "shard-shape@RANK:STEP makes that rank die, hang, or pass a "
+             "wrong shard"),
+    cl::init(""), cl::cat(category));
+cl::opt<bool> worker("worker",
+                     cl::desc("Run as one rank of an already launched job"),
+                     cl::init(false), cl::cat(category));
+
+bool underMpi() {
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(v))
+      return true;
+  return false;
+}
+
+bool parseFault(const std::string &s, Fault &f) {
+  if (s.empty())
+    return true;
+  size_t at = s.find('@'), colon = s.find(':');
+  if (at == std::string::npos || colon == std::string::npos || colon < at)
+    return false;
+  std::string kind = s.substr(0, at);
+  f.kind = kind == "kill"          ? Fault::Kill
+           : kind == "hang"        ? Fault::Hang
+           : kind == "shard-shape" ? Fault::ShardShape
+                                   : Fault::None;
+  f.rank = std::atoll(s.substr(at + 1, colon - at - 1).c_str());
+  f.step = std::atoll(s.substr(colon + 1).c_str());
+  return f.kind != Fault::None;
+}
+
+/// Parses and lowers once in the launcher so that a bad input is reported
+/// once, before any rank starts. Returns the mesh's rank count, or -1.
+int64_t checkInput(const Options &o) {
+  mlir::DialectRegistry registry;
+  muon::registerToolDialects(registry);
+  mlir::MLIRContext context(registry);
+  llvm::SourceMgr sources;
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(o.input, sources, &context);
+  if (!module)
+    return -1;
+  mlir::FailureOr<StepSpec> spec = describeStep(*module, o.entry);
+  if (mlir::failed(spec))
+    return -1;
+  mlir::PassManager pm(&context);
+  std::string error;
+  if (mlir::failed(muon::buildMuonToLLVMPipeline(pm, {}, error))) {
+    std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
+    return -1;
+  }
+  if (mlir::failed(pm.run(*module)))
+    return -1;
+  return spec->mesh.numRanks();
+}
+
+int launch(int ranks, int argc, char **argv) {
+  setenv("OPENBLAS_NUM_THREADS", "1", 0); // ranks share the cores
+  if (timeout > 0)
+    setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
+  std::vector<std::string> cmd = {mpirun};
+  if (geteuid() == 0)
+    cmd.push_back("--allow-run-as-root");
+  for (const char *a : {"--oversubscribe", "--bind-to", "none", "-np"})
+    cmd.push_back(a);
+  cmd.push_back(std::to_string(ranks));
+  for (const char *v : {"OPENBLAS_NUM_THREADS", "MUON_RT_TIMEOUT_S",
+                        "MUON_RT_BACKEND"})
+    if (std::getenv(v)) {
+      cmd.push_back("-x");
+      cmd.push_back(v);
+    }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  cmd.push_back(n > 0 ? std::string(self, n) : argv[0]);
+  cmd.push_back("--worker");
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-np" || a == "--np") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("-np=", 0) == 0 || a.rfind("--np=", 0) == 0)
+      continue;
+    cmd.push_back(a);
+  }
+  std::vector<char *> args;
+  for (std::string &s : cmd)
+    args.push_back(s.data());
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "muon-run: error: cannot run '%s': %s\n",
+               mpirun.c_str(), std::strerror(errno));
+  return 1;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  // The pipeline is built from registered pass names.
+  muon::registerToolPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "muon-run: compile a muon.step module, run it on N MPI ranks from a "
+      "seeded deterministic initialisation, and compare every parameter and "
+      "momentum after K steps with an independent single-device Muon "
+      "(numpy.allclose with --rtol/--atol). Prints per-parameter errors, the "
+      "Newton-Schulz counters of every rank (zero redundancy: each matrix "
+      "orthogonalised once per step over all ranks) and PASS/FAIL; exits 0 "
+      "on PASS, 1 on FAIL or error.\n");
+  Options o;
+  o.input = input;
+  o.entry = entry;
+  o.steps = steps;
+  o.seed = seed;
+  o.rtol = rtol;
+  o.atol = atolOpt;
+  o.dumpDir = dumpDir;
+  o.optLevel = optLevel;
+  if (!parseFault(inject, o.fault)) {
+    std::fprintf(stderr, "muon-run: error: bad --inject-fault '%s' (expected "
+                         "kill@R:S, hang@R:S or shard-shape@R:S)\n",
+                 inject.c_str());
+    return 1;
+  }
+  if (steps < 1) {
+    std::fprintf(stderr, "muon-run: error: --steps must be >= 1\n");
+    return 1;
+  }
+  if (timeout > 0)
+    setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
+  if (worker || underMpi())
+    return runWorker(o, &argc, &argv);
+
+  int64_t meshRanks = checkInput(o);
+  if (meshRanks < 0)
+    return 1;
+  int ranks = np > 0 ? np.getValue() : static_cast<int>(meshRanks);
+  if (ranks != meshRanks) {
+    std::fprintf(stderr,
+                 "muon-run: error: the mesh of the step has %lld ranks but "
+                 "-np %d was given; the job needs exactly one process per "
+                 "mesh rank\n",
+                 static_cast<long long>(meshRanks), ranks);
+    return 1;
+  }
+  if (ranks == 1)
+    return runWorker(o, &argc, &argv);
+  return launch(ranks, argc, argv);
+}
