@@ -231,18 +231,35 @@ private:
     return e;
   }
 
+  /// Size `d` of `operand`; with a root, the root's size (its operand is
+  /// the only one that means anything: others pass placeholders).
+  Value operandDim(OpBuilder &b, Location loc, Value operand, int64_t d,
+                   Value comm, std::optional<int64_t> root) {
+    if (!root)
+      return tensor::DimOp::create(b, loc, operand, d);
+    Value v = rt.call(b, loc, "muon_rt_root_dim", {b.getI64Type()},
+                      {comm, RuntimeCalls::unrankedBufferOf(b, loc, operand),
+                       RuntimeCalls::i64(b, loc, *root),
+                       RuntimeCalls::i64(b, loc, d)},
+                      /*cInterface=*/true)
+                  .getResult(0);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+
   /// Dynamic sizes of a result: the split dim from the member's extent (or
-  /// the sum when gathering), every other dim from the operand.
+  /// the sum when gathering), every other dim from the operand (the root's
+  /// for rooted scatters).
   SmallVector<Value> resultSizes(OpBuilder &b, Location loc,
                                  RankedTensorType type, Value operand,
                                  int64_t splitDim, ArrayRef<int64_t> ext,
-                                 Value table, Value comm, bool gathering) {
+                                 Value table, Value comm, bool gathering,
+                                 std::optional<int64_t> root) {
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (!type.isDynamicDim(d))
         continue;
       if (d != splitDim) {
-        sizes.push_back(tensor::DimOp::create(b, loc, operand, d));
+        sizes.push_back(operandDim(b, loc, operand, d, comm, root));
       } else if (gathering) {
         int64_t total = 0;
         for (int64_t e : ext)
@@ -272,7 +289,8 @@ private:
                                 bool gathering,
                                 std::optional<ArrayRef<int64_t>> sizes,
                                 std::optional<ArrayRef<int64_t>> weights,
-                                ArrayRef<int64_t> extra) {
+                                ArrayRef<int64_t> extra,
+                                std::optional<int64_t> root = std::nullopt) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value input = op->getOperand(0);
@@ -287,7 +305,8 @@ private:
     Value table = rt.i64Table(b, loc, *ext);
     auto [buf, out] = RuntimeCalls::allocate(
         b, loc, outT,
-        resultSizes(b, loc, outT, input, dim, *ext, table, comm, gathering));
+        resultSizes(b, loc, outT, input, dim, *ext, table, comm, gathering,
+                    root));
     SmallVector<Value> args{comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
                             out, RuntimeCalls::i64(b, loc, dim)};
     for (int64_t v : extra)
@@ -302,7 +321,8 @@ private:
 
   /// A collective whose result has the operand's shape.
   LogicalResult sameShapeCollective(Operation *op, StringRef fn,
-                                    ArrayRef<int64_t> extra) {
+                                    ArrayRef<int64_t> extra,
+                                    std::optional<int64_t> root = std::nullopt) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value input = op->getOperand(0);
@@ -310,7 +330,7 @@ private:
     SmallVector<Value> dyn;
     for (int64_t d = 0; d < outT.getRank(); ++d)
       if (outT.isDynamicDim(d))
-        dyn.push_back(tensor::DimOp::create(b, loc, input, d));
+        dyn.push_back(operandDim(b, loc, input, d, commOf(op), root));
     auto [buf, out] = RuntimeCalls::allocate(b, loc, outT, dyn);
     SmallVector<Value> args{commOf(op),
                             RuntimeCalls::unrankedBufferOf(b, loc, input), out};
@@ -342,7 +362,8 @@ private:
     if (auto s = dyn_cast<ScatterOp>(op))
       return splitCollective(op, "muon_rt_scatter", s.getScatterDim(), false,
                              s.getSizes(), s.getWeights(),
-                             {static_cast<int64_t>(s.getRoot())});
+                             {static_cast<int64_t>(s.getRoot())},
+                             static_cast<int64_t>(s.getRoot()));
     if (auto s = dyn_cast<ReduceScatterOp>(op))
       return splitCollective(op, "muon_rt_reduce_scatter", s.getScatterDim(),
                              false, std::nullopt, std::nullopt,
@@ -352,7 +373,8 @@ private:
                                  {static_cast<int64_t>(a.getReduction())});
     if (auto bc = dyn_cast<BroadcastOp>(op))
       return sameShapeCollective(op, "muon_rt_broadcast",
-                                 {static_cast<int64_t>(bc.getRoot())});
+                                 {static_cast<int64_t>(bc.getRoot())},
+                                 static_cast<int64_t>(bc.getRoot()));
     if (auto a = dyn_cast<AllToAllOp>(op)) {
       auto outT = cast<RankedTensorType>(a.getResult().getType());
       if (!outT.hasStaticShape())

@@ -65,6 +65,9 @@ public:
                        Reduce r, std::string &error) = 0;
   virtual Op broadcast(int comm, float *buf, int64_t n, int root,
                        std::string &error) = 0;
+  /// Broadcast of `bytes` raw bytes (shapes, not tensor data).
+  virtual Op broadcastBytes(int comm, void *buf, int64_t bytes, int root,
+                            std::string &error) = 0;
   virtual Op allToAllV(int comm, const float *in, const Counts &send,
                        float *out, const Counts &recv, std::string &error) = 0;
 };

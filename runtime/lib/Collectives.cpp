@@ -123,6 +123,17 @@ struct Call {
            std::to_string(comm->size));
     return v;
   }
+  /// On a non-root rank only the piece matters (the full tensor is a
+  /// placeholder that is neither read nor written).
+  void checkPiece(const TensorView &piece, int64_t dim,
+                  const std::vector<int64_t> &extents,
+                  const char *pieceName) const {
+    checkDim(dim, piece);
+    if (piece.shape[dim] != extents[comm->rank])
+      fail(std::string(pieceName) + " " + piece.shapeStr() + " should have " +
+           std::to_string(extents[comm->rank]) + " along dim " +
+           std::to_string(dim));
+  }
   /// `piece` has extent `e` along dim, `full` has sum(extents); other dims match.
   void checkPieces(const TensorView &piece, const TensorView &full, int64_t dim,
                    const std::vector<int64_t> &extents, const char *pieceName,
@@ -223,7 +234,10 @@ int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
   std::vector<int64_t> extents = c.extentsOf(ext);
   if (root < 0 || root >= c.comm->size)
     c.fail("root " + std::to_string(root) + " outside the group");
-  c.checkPieces(c.in, c.out, dim, extents, "operand", "result");
+  if (c.comm->rank == root)
+    c.checkPieces(c.in, c.out, dim, extents, "operand", "result");
+  else
+    c.checkPiece(c.in, dim, extents, "operand");
   int64_t outer = c.out.outer(dim), inner = c.out.inner(dim);
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
@@ -251,7 +265,10 @@ int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
   std::vector<int64_t> extents = c.extentsOf(ext);
   if (root < 0 || root >= c.comm->size)
     c.fail("root " + std::to_string(root) + " outside the group");
-  c.checkPieces(c.out, c.in, dim, extents, "result", "operand");
+  if (c.comm->rank == root)
+    c.checkPieces(c.out, c.in, dim, extents, "result", "operand");
+  else
+    c.checkPiece(c.out, dim, extents, "result");
   int64_t outer = c.in.outer(dim), inner = c.in.inner(dim);
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
@@ -331,7 +348,7 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
   Call c("broadcast", comm, in, out);
   if (root < 0 || root >= c.comm->size)
     c.fail("root " + std::to_string(root) + " outside the group");
-  if (c.in.shape != c.out.shape)
+  if (c.comm->rank == root && c.in.shape != c.out.shape)
     c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
            " differ");
   int64_t n = c.out.numElements();
@@ -388,6 +405,22 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
                              error);
   c.check(r.op, error);
   return submit(std::move(r), async);
+}
+
+int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
+                                      int64_t root, int64_t dim) {
+  Call c("root_dim", comm, in, in);
+  if (root < 0 || root >= c.comm->size)
+    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkDim(dim, c.in);
+  int64_t size = c.in.shape[dim];
+  Request r = c.request();
+  std::string error;
+  r.op = backend().broadcastBytes(c.comm->backendId, &size, sizeof size,
+                                  static_cast<int>(root), error);
+  c.check(r.op, error);
+  submit(std::move(r), 0);
+  return size;
 }
 
 void muon_rt_wait(int64_t request) {

@@ -164,6 +164,15 @@ public:
     int rc = MPI_Ibcast(buf, static_cast<int>(n), MPI_FLOAT, root, comms[comm], &op->request);
     return finish(std::move(op), rc, error);
   }
+  Op broadcastBytes(int comm, void *buf, int64_t bytes, int root,
+                    std::string &error) override {
+    auto op = std::make_unique<MpiOp>();
+    if (!fits(bytes, error))
+      return nullptr;
+    int rc = MPI_Ibcast(buf, static_cast<int>(bytes), MPI_BYTE, root,
+                        comms[comm], &op->request);
+    return finish(std::move(op), rc, error);
+  }
   Op allToAllV(int comm, const float *in, const Counts &send, float *out,
                const Counts &recv, std::string &error) override {
     auto op = std::make_unique<MpiOp>();

@@ -116,6 +116,10 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
 int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
                                         muon_rt_memref *out, int64_t split_dim,
                                         int64_t concat_dim, int64_t async);
+/* The root's size of dim `dim` of its operand, on every member: sizes a
+ * scatter/broadcast result whose operand is only meaningful on the root. */
+int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
+                                      int64_t root, int64_t dim);
 /* Completes an asynchronous collective (within the timeout). */
 void muon_rt_wait(int64_t request);
 
