@@ -211,26 +211,12 @@ private:
 
   // --- Ops ----------------------------------------------------------------
 
-  /// Every member's length along the split dim of a tensor of length
-  /// `length` there: explicit sizes, weighted or even chunk rule.
-  FailureOr<SmallVector<int64_t>>
-  extents(Operation *op, int64_t length, int64_t k,
-          std::optional<ArrayRef<int64_t>> sizes,
-          std::optional<ArrayRef<int64_t>> weights) {
-    if (sizes)
-      return SmallVector<int64_t>(sizes->begin(), sizes->end());
-    if (ShapedType::isDynamic(length))
-      return op->emitOpError("splits a dynamic dim without `sizes`; the CPU "
-                             "lowering needs the full length statically");
-    std::vector<int64_t> w;
-    if (weights)
-      w.assign(weights->begin(), weights->end());
-    SmallVector<int64_t> e;
-    for (int64_t i = 0; i < k; ++i)
-      e.push_back(layout::chunk(length, k, i, w).size);
-    return e;
-  }
-
+  /// The members' lengths along the split dim. Static when the full length
+  /// is (chunk rule, weights) or `sizes` are given: a constant table.
+  /// Otherwise (the length depends on the rank, e.g. a storage split of an
+  /// uneven TP shard) they are found at run time: gathers exchange the
+  /// members' actual lengths, scatters apply the chunk rule to the length
+  /// the root (or, for reduce_scatter, every member) holds.
   /// Size `d` of `operand`; with a root, the root's size (its operand is
   /// the only one that means anything: others pass placeholders).
   Value operandDim(OpBuilder &b, Location loc, Value operand, int64_t d,
@@ -246,13 +232,68 @@ private:
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
 
+  struct Extents {
+    Value table;              ///< memref<?xi64>, one entry per member
+    Value total;              ///< index: the full length
+    SmallVector<int64_t> values; ///< when static
+  };
+
+  Extents extents(OpBuilder &b, Location loc, Operation *op, Value input,
+                  int64_t dim, bool gathering, int64_t length,
+                  std::optional<ArrayRef<int64_t>> sizes,
+                  std::optional<ArrayRef<int64_t>> weights,
+                  std::optional<int64_t> root) {
+    int64_t k = groupSize(op);
+    Extents e;
+    if (sizes || !ShapedType::isDynamic(length)) {
+      if (sizes) {
+        e.values.assign(sizes->begin(), sizes->end());
+      } else {
+        std::vector<int64_t> w;
+        if (weights)
+          w.assign(weights->begin(), weights->end());
+        for (int64_t i = 0; i < k; ++i)
+          e.values.push_back(layout::chunk(length, k, i, w).size);
+      }
+      int64_t total = 0;
+      for (int64_t v : e.values)
+        total += v;
+      e.table = rt.i64Table(b, loc, e.values);
+      e.total = arith::ConstantIndexOp::create(b, loc, total);
+      return e;
+    }
+    Value comm = commOf(op);
+    Value buf = memref::AllocaOp::create(
+        b, loc, MemRefType::get({k}, b.getI64Type()));
+    e.table = memref::CastOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI64Type()), buf);
+    Value total;
+    if (gathering) {
+      total = rt.call(b, loc, "muon_rt_member_dims", {b.getI64Type()},
+                      {comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                       RuntimeCalls::i64(b, loc, dim), e.table},
+                      /*cInterface=*/true)
+                  .getResult(0);
+    } else {
+      Value len = operandDim(b, loc, input, dim, comm, root);
+      total = arith::IndexCastOp::create(b, loc, b.getI64Type(), len);
+      std::vector<int64_t> w;
+      if (weights)
+        w.assign(weights->begin(), weights->end());
+      rt.call(b, loc, "muon_rt_chunk_extents", {},
+              {total, rt.i64Table(b, loc, w), e.table}, /*cInterface=*/true);
+    }
+    e.total = arith::IndexCastOp::create(b, loc, b.getIndexType(), total);
+    return e;
+  }
+
   /// Dynamic sizes of a result: the split dim from the member's extent (or
-  /// the sum when gathering), every other dim from the operand (the root's
-  /// for rooted scatters).
+  /// the full length when gathering), every other dim from the operand (the
+  /// root's for rooted scatters).
   SmallVector<Value> resultSizes(OpBuilder &b, Location loc,
                                  RankedTensorType type, Value operand,
-                                 int64_t splitDim, ArrayRef<int64_t> ext,
-                                 Value table, Value comm, bool gathering,
+                                 int64_t splitDim, const Extents &ext,
+                                 Value comm, bool gathering,
                                  std::optional<int64_t> root) {
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -261,13 +302,10 @@ private:
       if (d != splitDim) {
         sizes.push_back(operandDim(b, loc, operand, d, comm, root));
       } else if (gathering) {
-        int64_t total = 0;
-        for (int64_t e : ext)
-          total += e;
-        sizes.push_back(arith::ConstantIndexOp::create(b, loc, total));
+        sizes.push_back(ext.total);
       } else {
         Value idx = commRank(b, loc, comm);
-        Value e = memref::LoadOp::create(b, loc, table, ValueRange{idx});
+        Value e = memref::LoadOp::create(b, loc, ext.table, ValueRange{idx});
         sizes.push_back(
             arith::IndexCastOp::create(b, loc, b.getIndexType(), e));
       }
@@ -297,21 +335,17 @@ private:
     auto inT = cast<RankedTensorType>(input.getType());
     auto outT = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t length = gathering ? outT.getDimSize(dim) : inT.getDimSize(dim);
-    FailureOr<SmallVector<int64_t>> ext =
-        extents(op, length, groupSize(op), sizes, weights);
-    if (failed(ext))
-      return failure();
     Value comm = commOf(op);
-    Value table = rt.i64Table(b, loc, *ext);
+    Extents ext = extents(b, loc, op, input, dim, gathering, length, sizes,
+                          weights, root);
     auto [buf, out] = RuntimeCalls::allocate(
         b, loc, outT,
-        resultSizes(b, loc, outT, input, dim, *ext, table, comm, gathering,
-                    root));
+        resultSizes(b, loc, outT, input, dim, ext, comm, gathering, root));
     SmallVector<Value> args{comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
                             out, RuntimeCalls::i64(b, loc, dim)};
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
-    args.push_back(table);
+    args.push_back(ext.table);
     args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
     rt.call(b, loc, fn, {b.getI64Type()}, args, /*cInterface=*/true);
     op->getResult(0).replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));

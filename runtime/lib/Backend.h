@@ -68,6 +68,9 @@ public:
   /// Broadcast of `bytes` raw bytes (shapes, not tensor data).
   virtual Op broadcastBytes(int comm, void *buf, int64_t bytes, int root,
                             std::string &error) = 0;
+  /// Every member's `bytes` bytes, concatenated in member order.
+  virtual Op allGatherBytes(int comm, const void *in, int64_t bytes, void *out,
+                            std::string &error) = 0;
   virtual Op allToAllV(int comm, const float *in, const Counts &send,
                        float *out, const Counts &recv, std::string &error) = 0;
 };

@@ -423,6 +423,36 @@ int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
   return size;
 }
 
+int64_t _mlir_ciface_muon_rt_member_dims(int64_t comm, muon_rt_memref *in,
+                                         int64_t dim, muon_rt_i64_array *out) {
+  Call c("member_dims", comm, in, in);
+  c.checkDim(dim, c.in);
+  if (!out || out->size != c.comm->size || out->stride != 1)
+    c.fail("extent table does not have one entry per member");
+  int64_t mine = c.in.shape[dim];
+  Request r = c.request();
+  std::string error;
+  r.op = backend().allGatherBytes(c.comm->backendId, &mine, sizeof mine,
+                                  out->aligned + out->offset, error);
+  c.check(r.op, error);
+  submit(std::move(r), 0);
+  int64_t total = 0;
+  for (int64_t i = 0; i < out->size; ++i)
+    total += out->aligned[out->offset + i];
+  return total;
+}
+
+void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
+                                        muon_rt_i64_array *weights,
+                                        muon_rt_i64_array *out) {
+  std::vector<int64_t> w = valuesOf(weights);
+  if (!out || out->stride != 1 || (!w.empty() && (int64_t)w.size() != out->size))
+    fatal("chunk_extents", "", "weights and extent table sizes differ");
+  for (int64_t i = 0; i < out->size; ++i)
+    out->aligned[out->offset + i] =
+        muon::layout::chunk(length, out->size, i, w).size;
+}
+
 void muon_rt_wait(int64_t request) {
   auto it = requests.find(request);
   if (it == requests.end())

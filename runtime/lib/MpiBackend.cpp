@@ -173,6 +173,16 @@ public:
                         comms[comm], &op->request);
     return finish(std::move(op), rc, error);
   }
+  Op allGatherBytes(int comm, const void *in, int64_t bytes, void *out,
+                    std::string &error) override {
+    auto op = std::make_unique<MpiOp>();
+    if (!fits(bytes, error))
+      return nullptr;
+    int rc = MPI_Iallgather(in, static_cast<int>(bytes), MPI_BYTE, out,
+                            static_cast<int>(bytes), MPI_BYTE, comms[comm],
+                            &op->request);
+    return finish(std::move(op), rc, error);
+  }
   Op allToAllV(int comm, const float *in, const Counts &send, float *out,
                const Counts &recv, std::string &error) override {
     auto op = std::make_unique<MpiOp>();

@@ -120,6 +120,16 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
  * scatter/broadcast result whose operand is only meaningful on the root. */
 int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
                                       int64_t root, int64_t dim);
+/* Lengths along `dim` that the members hold, into `out` (one per member);
+ * returns their sum. Collective: sizes a gather whose pieces are uneven in a
+ * rank-dependent way. */
+int64_t _mlir_ciface_muon_rt_member_dims(int64_t comm, muon_rt_memref *in,
+                                         int64_t dim, muon_rt_i64_array *out);
+/* The chunk rule (even, or weighted when `weights` is not empty) for
+ * `length` over out->size members, into `out`. Local. */
+void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
+                                        muon_rt_i64_array *weights,
+                                        muon_rt_i64_array *out);
 /* Completes an asynchronous collective (within the timeout). */
 void muon_rt_wait(int64_t request);
 
