@@ -33,5 +33,18 @@ llvm_config.with_environment("PATH", config.muon_tools_dir, append_path=True)
 tools = [
     ToolSubst("muon-opt", unresolved="fatal"),
     ToolSubst("muon-lsp-server", unresolved="fatal"),
+    ToolSubst("muon-run", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.muon_tools_dir])
+
+# mpirun for tests that launch a job by hand (muon-run launches its own).
+import shutil
+mpirun = shutil.which("mpirun")
+if mpirun:
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    config.substitutions.append(
+        ("%mpirun", " ".join([mpirun] + root + ["--oversubscribe", "--bind-to", "none",
+                                                "-x", "OPENBLAS_NUM_THREADS=1"])))
+    config.available_features.add("mpi")
+# Ranks share two cores: keep BLAS single-threaded everywhere.
+config.environment["OPENBLAS_NUM_THREADS"] = "1"

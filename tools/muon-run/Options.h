@@ -11,7 +11,7 @@ namespace run {
 
 /// A deliberate fault, for the tests of error handling.
 struct Fault {
-  enum Kind { None, Kill, Hang, ShardShape } kind = None;
+  enum Kind { None, Kill, Hang, ShardShape, Corrupt } kind = None;
   int64_t rank = -1, step = 0;
 };
 

@@ -67,9 +67,10 @@ cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher"),
                             cl::init("mpirun"), cl::cat(category));
 cl::opt<std::string> inject(
     "inject-fault",
-    cl::desc("Test hook: kill@RANK:STEP, hang@RANK:STEP or "
-             "shard-shape@RANK:STEP makes that rank die, hang, or pass a "
-             "wrong shard"),
+    cl::desc("Test hook: kill@RANK:STEP, hang@RANK:STEP, "
+             "shard-shape@RANK:STEP or corrupt@RANK:STEP makes that rank die, "
+             "hang, pass a wrong shard, or perturb its first parameter shard "
+             "by 1e-3 after the step (the check must then FAIL)"),
     cl::init(""), cl::cat(category));
 cl::opt<bool> worker("worker",
                      cl::desc("Run as one rank of an already launched job"),
@@ -92,6 +93,7 @@ bool parseFault(const std::string &s, Fault &f) {
   f.kind = kind == "kill"          ? Fault::Kill
            : kind == "hang"        ? Fault::Hang
            : kind == "shard-shape" ? Fault::ShardShape
+           : kind == "corrupt"     ? Fault::Corrupt
                                    : Fault::None;
   f.rank = std::atoll(s.substr(at + 1, colon - at - 1).c_str());
   f.step = std::atoll(s.substr(colon + 1).c_str());
@@ -188,7 +190,7 @@ int main(int argc, char **argv) {
   o.optLevel = optLevel;
   if (!parseFault(inject, o.fault)) {
     std::fprintf(stderr, "muon-run: error: bad --inject-fault '%s' (expected "
-                         "kill@R:S, hang@R:S or shard-shape@R:S)\n",
+                         "kill@R:S, hang@R:S, shard-shape@R:S or corrupt@R:S)\n",
                  inject.c_str());
     return 1;
   }
