@@ -157,10 +157,14 @@ struct ConvertMuonToRuntimePass
     : muon::impl::ConvertMuonToRuntimeBase<ConvertMuonToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (auto step = module.walk([](StepOp s) { return WalkResult::interrupt(); });
-        step.wasInterrupted()) {
-      module.emitError("convert-muon-to-runtime needs expanded code: run "
-                       "muon-expand-step first (a muon.step is left)");
+    StepOp left;
+    module.walk([&](StepOp s) {
+      left = s;
+      return WalkResult::interrupt();
+    });
+    if (left) {
+      left.emitOpError("must be expanded before convert-muon-to-runtime: run "
+                       "muon-expand-step first");
       return signalPassFailure();
     }
     RuntimeCalls rt(module);

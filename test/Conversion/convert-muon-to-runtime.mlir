@@ -1,0 +1,68 @@
+// convert-muon-to-runtime: Newton-Schulz becomes a copy into a fresh buffer
+// and an in-place runtime call (BLAS, counted); momentum and the update
+// become elementwise linalg.generic with the exact step formulas.
+
+// RUN: muon-opt %s --convert-muon-to-runtime | FileCheck %s
+
+// CHECK-DAG: memref.global "private" constant @[[COEFFS:.*]] : memref<3xf64> = dense<[3.444500e+00, -4.775000e+00, 2.031500e+00]>
+// CHECK-DAG: func.func private @muon_rt_newton_schulz(memref<*xf32>, i64, memref<?xf64>, f64) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @ns(
+// CHECK-SAME: %[[X:.*]]: tensor<?x8xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[BUF:.*]] = memref.alloc(%[[D]]) {alignment = 64 : i64} : memref<?x8xf32>
+// CHECK: %[[U:.*]] = memref.cast %[[BUF]] : memref<?x8xf32> to memref<*xf32>
+// CHECK: %[[SRC:.*]] = bufferization.to_buffer %[[X]] read_only
+// CHECK: memref.copy %[[SRC]], %[[BUF]]
+// CHECK: %[[C:.*]] = memref.get_global @[[COEFFS]]
+// CHECK: %[[CC:.*]] = memref.cast %[[C]] : memref<3xf64> to memref<?xf64>
+// CHECK: call @muon_rt_newton_schulz(%[[U]], %c5_i64, %[[CC]], %cst)
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[BUF]] restrict writable
+// CHECK: return %[[R]]
+func.func @ns(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %o = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}
+
+// lerp form with nesterov: M' = M + (1-b)(G - M); U = G + b (M' - G).
+// CHECK-LABEL: func.func @momentum_lerp
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>)
+// CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: %[[B:.*]] = arith.constant 0.899999976 : f32
+// CHECK: %[[W:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK: %[[D:.*]] = arith.subf %[[G]], %[[M]]
+// CHECK: %[[WD:.*]] = arith.mulf %[[W]], %[[D]]
+// CHECK: %[[NM:.*]] = arith.addf %[[M]], %[[WD]]
+// CHECK: %[[D2:.*]] = arith.subf %[[NM]], %[[G]]
+// CHECK: %[[BD:.*]] = arith.mulf %[[B]], %[[D2]]
+// CHECK: %[[U:.*]] = arith.addf %[[G]], %[[BD]]
+// CHECK: linalg.yield %[[NM]], %[[U]]
+func.func @momentum_lerp(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %nm, %u = muon.momentum_update %m, %g beta 0.9 nesterov : tensor<4x4xf32>
+  return %nm, %u : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// sum form without nesterov: M' = b M + G; U = M'.
+// CHECK-LABEL: func.func @momentum_sum
+// CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: %[[BM:.*]] = arith.mulf %{{.*}}, %[[M]]
+// CHECK: %[[NM:.*]] = arith.addf %[[BM]], %[[G]]
+// CHECK: linalg.yield %[[NM]], %[[NM]]
+func.func @momentum_sum(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %nm, %u = muon.momentum_update %m, %g beta 0.9 sum : tensor<4x4xf32>
+  return %nm, %u : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// P' = P (1 - lr wd) - lr (O scale): 1 - 0.1*0.5 = 0.95.
+// CHECK-LABEL: func.func @apply
+// CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[DEC:.*]] = arith.constant 0.949999988 : f32
+// CHECK: %[[PD:.*]] = arith.mulf %[[P]], %[[DEC]]
+// CHECK: %[[S:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[OS:.*]] = arith.mulf %[[O]], %[[S]]
+// CHECK: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK: %[[ST:.*]] = arith.mulf %[[LR]], %[[OS]]
+// CHECK: arith.subf %[[PD]], %[[ST]]
+func.func @apply(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.5 scale 2.0 : tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
