@@ -111,6 +111,11 @@ struct Call {
     if (!op)
       fail(error);
   }
+  void checkRoot(int64_t root) const {
+    if (root < 0 || root >= comm->size)
+      fail("root " + std::to_string(root) + " outside the group of " +
+           std::to_string(comm->size));
+  }
   void checkDim(int64_t dim, const TensorView &t) const {
     if (dim < 0 || dim >= static_cast<int64_t>(t.shape.size()))
       fail("dim " + std::to_string(dim) + " out of range for tensor " +
@@ -178,6 +183,21 @@ void restage(float *full, float *staged, const std::vector<int64_t> &extents,
   }
 }
 
+/// Where a gather-like call receives: straight into `out` when the pieces
+/// are contiguous there (outer == 1), else into staging that `r.finish`
+/// unpacks into `out`.
+float *receiveBuffer(Request &r, const TensorView &out,
+                     const std::vector<int64_t> &extents, int64_t outer,
+                     int64_t inner, int64_t total) {
+  if (outer <= 1)
+    return out.data;
+  r.staging.resize(total);
+  float *full = out.data;
+  float *staged = r.staging.data();
+  r.finish = [=] { restage(full, staged, extents, outer, inner, false); };
+  return staged;
+}
+
 Counts blockCounts(const std::vector<int64_t> &extents, int64_t outer,
                    int64_t inner) {
   std::vector<int64_t> n;
@@ -210,14 +230,8 @@ int64_t _mlir_ciface_muon_rt_all_gather(int64_t comm, muon_rt_memref *in,
   int64_t outer = c.out.outer(dim), inner = c.out.inner(dim);
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
-  float *target = c.out.data;
-  if (outer > 1) {
-    r.staging.resize(counts.total());
-    target = r.staging.data();
-    float *full = c.out.data;
-    float *staged = target;
-    r.finish = [=] { restage(full, staged, extents, outer, inner, false); };
-  }
+  float *target =
+      receiveBuffer(r, c.out, extents, outer, inner, counts.total());
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
   r.op = backend().allGatherV(c.comm->backendId, c.in.data, c.in.numElements(),
@@ -232,8 +246,7 @@ int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
                                     int64_t async) {
   Call c("gather", comm, in, out);
   std::vector<int64_t> extents = c.extentsOf(ext);
-  if (root < 0 || root >= c.comm->size)
-    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkRoot(root);
   if (c.comm->rank == root)
     c.checkPieces(c.in, c.out, dim, extents, "operand", "result");
   else
@@ -241,14 +254,9 @@ int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
   int64_t outer = c.out.outer(dim), inner = c.out.inner(dim);
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
-  float *target = c.out.data;
-  if (outer > 1 && c.comm->rank == root) {
-    r.staging.resize(counts.total());
-    target = r.staging.data();
-    float *full = c.out.data;
-    float *staged = target;
-    r.finish = [=] { restage(full, staged, extents, outer, inner, false); };
-  }
+  float *target = c.comm->rank == root ? receiveBuffer(r, c.out, extents, outer,
+                                                       inner, counts.total())
+                                       : c.out.data;
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
   r.op = backend().gatherV(c.comm->backendId, c.in.data, c.in.numElements(),
@@ -263,8 +271,7 @@ int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
                                      int64_t async) {
   Call c("scatter", comm, in, out);
   std::vector<int64_t> extents = c.extentsOf(ext);
-  if (root < 0 || root >= c.comm->size)
-    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkRoot(root);
   if (c.comm->rank == root)
     c.checkPieces(c.out, c.in, dim, extents, "result", "operand");
   else
@@ -346,8 +353,7 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
                                        muon_rt_memref *out, int64_t root,
                                        int64_t async) {
   Call c("broadcast", comm, in, out);
-  if (root < 0 || root >= c.comm->size)
-    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkRoot(root);
   if (c.comm->rank == root && c.in.shape != c.out.shape)
     c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
            " differ");
@@ -410,8 +416,7 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
 int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
                                       int64_t root, int64_t dim) {
   Call c("root_dim", comm, in, in);
-  if (root < 0 || root >= c.comm->size)
-    c.fail("root " + std::to_string(root) + " outside the group");
+  c.checkRoot(root);
   c.checkDim(dim, c.in);
   int64_t size = c.in.shape[dim];
   Request r = c.request();

@@ -12,6 +12,8 @@
 #include "State.h"
 #include "Tensor.h"
 
+#include "muon/Layout/Layout.h"
+
 #include <map>
 
 using namespace muon::rt;
@@ -21,13 +23,13 @@ using Key = std::pair<std::vector<int64_t>, std::vector<int64_t>>;
 std::map<Key, int64_t> handles;
 std::vector<Communicator> comms(1); // Handle 0 is invalid.
 
+/// Mesh coordinates of a rank: the layout library's row-major rule, the
+/// one the compiler uses.
 std::vector<int64_t> coordsOf(int64_t rank, const std::vector<int64_t> &shape) {
-  std::vector<int64_t> c(shape.size());
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
-    c[i] = rank % shape[i];
-    rank /= shape[i];
-  }
-  return c;
+  muon::layout::Mesh mesh;
+  mesh.sizes = shape;
+  mesh.axisNames.resize(shape.size());
+  return mesh.coords(rank);
 }
 
 std::string listStr(const std::vector<int64_t> &v) {
