@@ -234,7 +234,7 @@ private:
 
   struct Extents {
     Value table;              ///< memref<?xi64>, one entry per member
-    Value total;              ///< index: the full length
+    Value total;              ///< index: the full length, when dynamic
     SmallVector<int64_t> values; ///< when static
   };
 
@@ -255,11 +255,7 @@ private:
         for (int64_t i = 0; i < k; ++i)
           e.values.push_back(layout::chunk(length, k, i, w).size);
       }
-      int64_t total = 0;
-      for (int64_t v : e.values)
-        total += v;
       e.table = rt.i64Table(b, loc, e.values);
-      e.total = arith::ConstantIndexOp::create(b, loc, total);
       return e;
     }
     Value comm = commOf(op);
@@ -301,8 +297,13 @@ private:
         continue;
       if (d != splitDim) {
         sizes.push_back(operandDim(b, loc, operand, d, comm, root));
-      } else if (gathering) {
+      } else if (gathering && ext.total) {
         sizes.push_back(ext.total);
+      } else if (gathering) {
+        int64_t total = 0;
+        for (int64_t v : ext.values)
+          total += v;
+        sizes.push_back(arith::ConstantIndexOp::create(b, loc, total));
       } else {
         Value idx = commRank(b, loc, comm);
         Value e = memref::LoadOp::create(b, loc, ext.table, ValueRange{idx});

@@ -11,6 +11,22 @@
 using namespace mlir;
 using namespace muon;
 
+static constexpr llvm::StringLiteral kTablePrefix = "__muon_table_";
+
+static std::string keyOf(Attribute values) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  values.print(os);
+  return key;
+}
+
+RuntimeCalls::RuntimeCalls(ModuleOp module) : module(module) {
+  for (auto g : module.getOps<memref::GlobalOp>())
+    if (g.getConstant() && g.getSymName().starts_with(kTablePrefix) &&
+        g.getInitialValue())
+      globals[keyOf(*g.getInitialValue())] = g.getSymName().str();
+}
+
 func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
                                 TypeRange results, ValueRange args,
                                 bool cInterface) {
@@ -29,9 +45,7 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
 
 Value RuntimeCalls::table(OpBuilder &b, Location loc,
                           DenseElementsAttr values) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  values.print(os);
+  std::string key = keyOf(values);
   auto type = cast<MemRefType>(
       MemRefType::get(values.getType().getShape(),
                       values.getType().getElementType()));
@@ -40,10 +54,9 @@ Value RuntimeCalls::table(OpBuilder &b, Location loc,
   if (it != globals.end()) {
     sym = it->second;
   } else {
-    sym = "__muon_table_" + std::to_string(globals.size());
-    // (A user symbol of that name would only make us pick another.)
-    while (module.lookupSymbol(sym))
-      sym += "_";
+    do
+      sym = (kTablePrefix + llvm::Twine(nextTable++)).str();
+    while (module.lookupSymbol(sym));
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToStart(module.getBody());
     memref::GlobalOp::create(mb, module.getLoc(), sym,

@@ -20,7 +20,8 @@ namespace muon {
 
 class RuntimeCalls {
 public:
-  explicit RuntimeCalls(mlir::ModuleOp module) : module(module) {}
+  /// Tables the module already holds (from an earlier pass) are reused.
+  explicit RuntimeCalls(mlir::ModuleOp module);
 
   /// Calls runtime function `name` (declared on first use; `cInterface` for
   /// functions that take memrefs).
@@ -53,6 +54,7 @@ private:
 
   mlir::ModuleOp module;
   std::map<std::string, std::string> globals; // printed value -> symbol
+  int64_t nextTable = 0;
 };
 
 } // namespace muon

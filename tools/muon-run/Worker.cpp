@@ -9,26 +9,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compile.h"
 #include "HostTensors.h"
 #include "Npy.h"
 #include "Options.h"
 #include "Reference.h"
 #include "StepSpec.h"
 
-#include "muon/Conversion/Passes.h"
-#include "muon/InitAll.h"
 #include "muon/Runtime/muon_runtime.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/IR/Diagnostics.h"
 
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
 #define OMPI_SKIP_MPICXX 1
@@ -80,6 +73,13 @@ public:
   Job(const Options &o, const StepSpec &spec) : o(o), spec(spec) {
     rank = muon_rt_world_rank();
     size = muon_rt_world_size();
+    // What this rank holds of every argument and result: fixed for the job.
+    for (const TensorSpec &ts : spec.args)
+      argShards.push_back(shardOf(spec.params[ts.param].shape, ts.layout,
+                                  spec.mesh, rank));
+    for (const TensorSpec &ts : spec.results)
+      resultShards.push_back(shardOf(spec.params[ts.param].shape, ts.layout,
+                                     spec.mesh, rank));
   }
 
   /// Full tensors of the initial state (every rank generates them: the
@@ -111,7 +111,7 @@ public:
     for (size_t a = 0; a < spec.args.size(); ++a) {
       const TensorSpec &ts = spec.args[a];
       const ParamSpec &p = spec.params[ts.param];
-      Shard s = shardOf(p.shape, ts.layout, spec.mesh, rank);
+      const Shard &s = argShards[a];
       argShapes[a] = s.local.shape;
       if (ts.role == Role::Param)
         args[a] = localP[ts.param];
@@ -132,9 +132,7 @@ public:
     std::vector<std::vector<float>> results(spec.results.size());
     std::vector<std::vector<int64_t>> resultShapes(spec.results.size());
     for (size_t r = 0; r < spec.results.size(); ++r) {
-      const TensorSpec &ts = spec.results[r];
-      const ParamSpec &p = spec.params[ts.param];
-      resultShapes[r] = shardOf(p.shape, ts.layout, spec.mesh, rank).local.shape;
+      resultShapes[r] = resultShards[r].local.shape;
       results[r].resize(numElements(resultShapes[r]));
     }
 
@@ -266,11 +264,12 @@ private:
       Shard s = shardOf(ps.shape, ps.layout, spec.mesh, r);
       std::vector<float> piece(all.begin() + displs[r],
                                all.begin() + displs[r] + counts[r]);
-      std::vector<float> before = full;
-      insert(full, ps.shape, s, piece);
-      for (size_t k = 0; k < full.size(); ++k)
-        if (!std::isnan(before[k]) && before[k] != full[k])
+      // Elements an earlier holder wrote must be bitwise the same here.
+      std::vector<float> earlier = extract(full, ps.shape, s);
+      for (size_t k = 0; k < piece.size(); ++k)
+        if (!std::isnan(earlier[k]) && earlier[k] != piece[k])
           agree = false;
+      insert(full, ps.shape, s, piece);
     }
     return full;
   }
@@ -395,6 +394,7 @@ private:
   const StepSpec &spec;
   int rank = 0, size = 1;
   std::vector<std::vector<float>> fullP, fullM, localP, localM;
+  std::vector<Shard> argShards, resultShards;
 };
 
 } // namespace
@@ -404,11 +404,8 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   int rank = static_cast<int>(muon_rt_world_rank());
 
   DialectRegistry registry;
-  muon::registerToolDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  registerRunDialects(registry);
   MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   // Every rank compiles the same module: only rank 0 prints diagnostics.
   std::unique_ptr<ScopedDiagnosticHandler> quiet;
   if (rank != 0)
@@ -419,24 +416,10 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
     muon_rt_finalize();
     return 1;
   };
-  llvm::SourceMgr sources;
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(o.input, sources, &context);
-  if (!module)
-    return fail();
-  FailureOr<StepSpec> spec = describeStep(*module, o.entry);
-  if (failed(spec))
-    return fail();
-
   auto compileStart = Clock::now();
-  PassManager pm(&context);
-  std::string error;
-  MuonToLLVMOptions popts;
-  if (failed(buildMuonToLLVMPipeline(pm, popts, error))) {
-    if (rank == 0)
-      std::fprintf(stderr, "muon-run: %s\n", error.c_str());
-    return fail();
-  }
-  if (failed(pm.run(*module)))
+  OwningOpRef<ModuleOp> module;
+  FailureOr<StepSpec> spec = parseAndLower(context, o, module);
+  if (failed(spec))
     return fail();
 
   llvm::InitializeNativeTarget();

@@ -9,18 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compile.h"
 #include "Options.h"
-#include "StepSpec.h"
 
-#include "muon/Conversion/Passes.h"
 #include "muon/InitAll.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -100,28 +94,15 @@ bool parseFault(const std::string &s, Fault &f) {
   return f.kind != Fault::None;
 }
 
-/// Parses and lowers once in the launcher so that a bad input is reported
-/// once, before any rank starts. Returns the mesh's rank count, or -1.
+/// Lowers once in the launcher so that a bad input is reported once,
+/// before any rank starts. Returns the mesh's rank count, or -1.
 int64_t checkInput(const Options &o) {
   mlir::DialectRegistry registry;
-  muon::registerToolDialects(registry);
+  registerRunDialects(registry);
   mlir::MLIRContext context(registry);
-  llvm::SourceMgr sources;
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(o.input, sources, &context);
-  if (!module)
-    return -1;
-  mlir::FailureOr<StepSpec> spec = describeStep(*module, o.entry);
-  if (mlir::failed(spec))
-    return -1;
-  mlir::PassManager pm(&context);
-  std::string error;
-  if (mlir::failed(muon::buildMuonToLLVMPipeline(pm, {}, error))) {
-    std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
-    return -1;
-  }
-  if (mlir::failed(pm.run(*module)))
-    return -1;
-  return spec->mesh.numRanks();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::FailureOr<StepSpec> spec = parseAndLower(context, o, module);
+  return mlir::failed(spec) ? -1 : spec->mesh.numRanks();
 }
 
 int launch(int ranks, int argc, char **argv) {

@@ -1,0 +1,40 @@
+//===- Compile.cpp - Parse, describe and lower a step module --------------===//
+
+#include "Compile.h"
+
+#include "muon/Conversion/Passes.h"
+#include "muon/InitAll.h"
+
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+void muon::run::registerRunDialects(DialectRegistry &registry) {
+  muon::registerToolDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+FailureOr<muon::run::StepSpec>
+muon::run::parseAndLower(MLIRContext &context, const Options &o,
+                         OwningOpRef<ModuleOp> &module) {
+  llvm::SourceMgr sources;
+  module = parseSourceFile<ModuleOp>(o.input, sources, &context);
+  if (!module)
+    return failure();
+  FailureOr<StepSpec> spec = describeStep(*module, o.entry);
+  if (failed(spec))
+    return failure();
+  PassManager pm(&context);
+  std::string error;
+  if (failed(buildMuonToLLVMPipeline(pm, {}, error)))
+    return emitError(UnknownLoc::get(&context), error);
+  if (failed(pm.run(*module)))
+    return failure();
+  return spec;
+}
