@@ -1,4 +1,5 @@
-// The process-group topologies of seeds 000 and 003 as dist layouts. Every
+// Common parallelism topologies (FSDP, TP, DDP, HSDP, TP + FSDP nested both
+// ways, EP, CP, 3-D dp x fsdp x tp, uneven splits) as dist layouts. Every
 // dist.to_local states the local block each rank holds; muon-opt's verifier
 // recomputes it with the layout API and rejects any wrong shape.
 //
@@ -13,8 +14,10 @@ func.func @fsdp(%w: !dist.tensor<1024x512xf32, @fsdp_mesh, [shard<0>]>) {
   return
 }
 
-// TP over 2 ranks, per-parameter TP dim (seed 000's tp_dim_per_param):
-// column-parallel layers split the output dim 0, row-parallel the input dim 1.
+// TP over 2 ranks, the TP dim chosen per parameter. A weight is stored as
+// (out_features, in_features), as in PyTorch's nn.Linear: column-parallel
+// layers split the output dim 0 (shard<0>), row-parallel the input dim 1
+// (shard<1>).
 dist.mesh @tp_mesh [tp = 2]
 // CHECK-LABEL: func.func @tp_col_row
 func.func @tp_col_row(%q: !dist.tensor<1024x512xf32, @tp_mesh, [shard<0>]>,
@@ -46,7 +49,7 @@ func.func @hsdp(%w: !dist.tensor<1024x512xf32, @hsdp_mesh, [replicate, shard<0>]
   return
 }
 
-// TP + FSDP, FSDP outer (seed 000: gather TP first, then FSDP). Same dim:
+// TP + FSDP, FSDP outer (so the gather undoes TP first, then FSDP). Same dim:
 // dp splits 1024 rows into 512, tp splits those into 256.
 dist.mesh @fsdp_tp_mesh [dp = 2, tp = 2]
 // CHECK-LABEL: func.func @fsdp_outer_tp_inner
@@ -64,7 +67,8 @@ func.func @fsdp_outer_tp_inner(
 }
 
 // TP + FSDP, TP outer: the same placements with the nesting stated, and
-// seed 004's FSDP storage on TP shards (use case 6).
+// FSDP storage on TP shards (memory-only storage splitting the TP-local
+// block; see storage-sharding.mlir, use case 6).
 // CHECK-LABEL: func.func @tp_outer_fsdp_inner
 func.func @tp_outer_fsdp_inner(
     %ordered: !dist.tensor<1024x512xf32, @fsdp_tp_mesh, [shard<0>, shard<0>], order = {0 = [tp, dp]}>,
@@ -100,7 +104,7 @@ func.func @context_parallel(%w: !dist.tensor<512x512xf32, @cp_mesh, [replicate, 
   return
 }
 
-// 3-D: data-parallel replicas x FSDP x TP (seed 003's dp x fsdp x tp).
+// 3-D: data-parallel replicas x FSDP x TP (mesh dp x fsdp x tp).
 dist.mesh @three_d_mesh [dp = 2, fsdp = 2, tp = 2]
 // CHECK-LABEL: func.func @three_d
 func.func @three_d(%col: !dist.tensor<1024x512xf32, @three_d_mesh, [replicate, shard<0>, shard<0>]>,

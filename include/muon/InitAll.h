@@ -3,8 +3,11 @@
 // The entry points a host compiler calls to use this project:
 //
 //   mlir::DialectRegistry registry;
-//   muon::registerAllDialects(registry);   // dist (+ muon once it lands)
-//   muon::registerAllPasses();
+//   muon::registerAllDialects(registry);   // dist, muon + what lowering needs
+//   muon::registerAllPasses();              // optional: for textual pipelines
+//
+// Building and running the pipeline in C++ (buildMuonToLLVMPipeline) needs
+// only the dialect registration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +20,9 @@ class DialectRegistry;
 
 namespace muon {
 
-/// Registers the project's dialects (not upstream ones).
+/// Registers the project's dialects, plus the upstream dialects and
+/// interface models the muon-to-llvm pipeline needs (bufferization and
+/// deallocation models of arith/func/linalg/scf/tensor/cf/memref).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the project's passes and pipelines with the global registry.

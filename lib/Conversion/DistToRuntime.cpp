@@ -12,6 +12,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Dist/IR/DistOps.h"
+#include "muon/Runtime/muon_runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -29,9 +30,27 @@ namespace muon {
 using namespace mlir;
 using namespace muon::dist;
 using muon::RuntimeCalls;
+using muon::RuntimeFn;
 namespace layout = muon::layout;
 
 namespace {
+
+/// The runtime's number for a reduction (muon_runtime.h): a switch, so that
+/// a new #dist.reduce kind is a compile-time warning here, not a silent
+/// off-by-one across the ABI.
+int64_t runtimeReduction(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::Sum:
+    return MUON_RT_SUM;
+  case ReduceKind::Avg:
+    return MUON_RT_AVG;
+  case ReduceKind::Max:
+    return MUON_RT_MAX;
+  case ReduceKind::Min:
+    return MUON_RT_MIN;
+  }
+  llvm_unreachable("unknown reduction");
+}
 
 /// A communicator: a mesh and the axes (in order) that span it.
 struct CommKey {
@@ -137,11 +156,9 @@ private:
         table.append(s.shape.begin(), s.shape.end());
       }
       Location loc = f.getLoc();
-      rt.call(b, loc, "muon_rt_check_arg", {},
-              {RuntimeCalls::i64(b, loc, cast<BlockArgument>(arg).getArgNumber()),
+      rt.call(b, loc, RuntimeFn::muon_rt_check_arg, {RuntimeCalls::i64(b, loc, cast<BlockArgument>(arg).getArgNumber()),
                RuntimeCalls::unrankedBufferOf(b, loc, arg),
-               rt.i64Table(b, loc, table)},
-              /*cInterface=*/true);
+               rt.i64Table(b, loc, table)});
     }
   }
 
@@ -186,8 +203,7 @@ private:
       CommKey &k = entry.first;
       Value shape = rt.i64Table(b, loc, k.mesh.getShape());
       Value axes = rt.i64Table(b, loc, k.axes);
-      entry.second = rt.call(b, loc, "muon_rt_comm", {b.getI64Type()},
-                             {shape, axes}, /*cInterface=*/true)
+      entry.second = rt.call(b, loc, RuntimeFn::muon_rt_comm, {shape, axes})
                          .getResult(0);
     }
   }
@@ -203,8 +219,7 @@ private:
   }
 
   Value commRank(OpBuilder &b, Location loc, Value comm) {
-    Value r = rt.call(b, loc, "muon_rt_comm_rank", {b.getI64Type()}, {comm},
-                      /*cInterface=*/false)
+    Value r = rt.call(b, loc, RuntimeFn::muon_rt_comm_rank, {comm})
                   .getResult(0);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), r);
   }
@@ -223,11 +238,9 @@ private:
                    Value comm, std::optional<int64_t> root) {
     if (!root)
       return tensor::DimOp::create(b, loc, operand, d);
-    Value v = rt.call(b, loc, "muon_rt_root_dim", {b.getI64Type()},
-                      {comm, RuntimeCalls::unrankedBufferOf(b, loc, operand),
+    Value v = rt.call(b, loc, RuntimeFn::muon_rt_root_dim, {comm, RuntimeCalls::unrankedBufferOf(b, loc, operand),
                        RuntimeCalls::i64(b, loc, *root),
-                       RuntimeCalls::i64(b, loc, d)},
-                      /*cInterface=*/true)
+                       RuntimeCalls::i64(b, loc, d)})
                   .getResult(0);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
@@ -265,10 +278,8 @@ private:
         b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI64Type()), buf);
     Value total;
     if (gathering) {
-      total = rt.call(b, loc, "muon_rt_member_dims", {b.getI64Type()},
-                      {comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
-                       RuntimeCalls::i64(b, loc, dim), e.table},
-                      /*cInterface=*/true)
+      total = rt.call(b, loc, RuntimeFn::muon_rt_member_dims, {comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                       RuntimeCalls::i64(b, loc, dim), e.table})
                   .getResult(0);
     } else {
       Value len = operandDim(b, loc, input, dim, comm, root);
@@ -276,8 +287,7 @@ private:
       std::vector<int64_t> w;
       if (weights)
         w.assign(weights->begin(), weights->end());
-      rt.call(b, loc, "muon_rt_chunk_extents", {},
-              {total, rt.i64Table(b, loc, w), e.table}, /*cInterface=*/true);
+      rt.call(b, loc, RuntimeFn::muon_rt_chunk_extents, {total, rt.i64Table(b, loc, w), e.table});
     }
     e.total = arith::IndexCastOp::create(b, loc, b.getIndexType(), total);
     return e;
@@ -324,7 +334,7 @@ private:
 
   /// A collective over a split dim: gather-like (`gathering`) or
   /// scatter-like. Emits the call with `extra` arguments after the dim.
-  LogicalResult splitCollective(Operation *op, StringRef fn, int64_t dim,
+  LogicalResult splitCollective(Operation *op, RuntimeFn fn, int64_t dim,
                                 bool gathering,
                                 std::optional<ArrayRef<int64_t>> sizes,
                                 std::optional<ArrayRef<int64_t>> weights,
@@ -348,14 +358,14 @@ private:
       args.push_back(RuntimeCalls::i64(b, loc, v));
     args.push_back(ext.table);
     args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
-    rt.call(b, loc, fn, {b.getI64Type()}, args, /*cInterface=*/true);
+    rt.call(b, loc, fn, args);
     op->getResult(0).replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
     op->erase();
     return success();
   }
 
   /// A collective whose result has the operand's shape.
-  LogicalResult sameShapeCollective(Operation *op, StringRef fn,
+  LogicalResult sameShapeCollective(Operation *op, RuntimeFn fn,
                                     ArrayRef<int64_t> extra,
                                     std::optional<int64_t> root = std::nullopt) {
     OpBuilder b(op);
@@ -372,7 +382,7 @@ private:
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
     args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
-    rt.call(b, loc, fn, {b.getI64Type()}, args, /*cInterface=*/true);
+    rt.call(b, loc, fn, args);
     op->getResult(0).replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
     op->erase();
     return success();
@@ -388,26 +398,26 @@ private:
         return failure();
     }
     if (auto g = dyn_cast<AllGatherOp>(op))
-      return splitCollective(op, "muon_rt_all_gather", g.getGatherDim(), true,
+      return splitCollective(op, RuntimeFn::muon_rt_all_gather, g.getGatherDim(), true,
                              std::nullopt, std::nullopt, {});
     if (auto g = dyn_cast<GatherOp>(op))
-      return splitCollective(op, "muon_rt_gather", g.getGatherDim(), true,
+      return splitCollective(op, RuntimeFn::muon_rt_gather, g.getGatherDim(), true,
                              g.getSizes(), g.getWeights(),
                              {static_cast<int64_t>(g.getRoot())});
     if (auto s = dyn_cast<ScatterOp>(op))
-      return splitCollective(op, "muon_rt_scatter", s.getScatterDim(), false,
+      return splitCollective(op, RuntimeFn::muon_rt_scatter, s.getScatterDim(), false,
                              s.getSizes(), s.getWeights(),
                              {static_cast<int64_t>(s.getRoot())},
                              static_cast<int64_t>(s.getRoot()));
     if (auto s = dyn_cast<ReduceScatterOp>(op))
-      return splitCollective(op, "muon_rt_reduce_scatter", s.getScatterDim(),
+      return splitCollective(op, RuntimeFn::muon_rt_reduce_scatter, s.getScatterDim(),
                              false, std::nullopt, std::nullopt,
-                             {static_cast<int64_t>(s.getReduction())});
+                             {runtimeReduction(s.getReduction())});
     if (auto a = dyn_cast<AllReduceOp>(op))
-      return sameShapeCollective(op, "muon_rt_all_reduce",
-                                 {static_cast<int64_t>(a.getReduction())});
+      return sameShapeCollective(op, RuntimeFn::muon_rt_all_reduce,
+                                 {runtimeReduction(a.getReduction())});
     if (auto bc = dyn_cast<BroadcastOp>(op))
-      return sameShapeCollective(op, "muon_rt_broadcast",
+      return sameShapeCollective(op, RuntimeFn::muon_rt_broadcast,
                                  {static_cast<int64_t>(bc.getRoot())},
                                  static_cast<int64_t>(bc.getRoot()));
     if (auto a = dyn_cast<AllToAllOp>(op)) {
@@ -417,20 +427,17 @@ private:
       OpBuilder b(op);
       Location loc = op->getLoc();
       auto [buf, out] = RuntimeCalls::allocate(b, loc, outT, {});
-      rt.call(b, loc, "muon_rt_all_to_all", {b.getI64Type()},
-              {commOf(op), RuntimeCalls::unrankedBufferOf(b, loc, a.getInput()),
+      rt.call(b, loc, RuntimeFn::muon_rt_all_to_all, {commOf(op), RuntimeCalls::unrankedBufferOf(b, loc, a.getInput()),
                out, RuntimeCalls::i64(b, loc, a.getSplitDim()),
                RuntimeCalls::i64(b, loc, a.getConcatDim()),
-               RuntimeCalls::i64(b, loc, 0)},
-              /*cInterface=*/true);
+               RuntimeCalls::i64(b, loc, 0)});
       a.getResult().replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, outT));
       op->erase();
       return success();
     }
     if (auto r = dyn_cast<RankOp>(op)) {
       OpBuilder b(op);
-      Value v = rt.call(b, op->getLoc(), "muon_rt_world_rank", {b.getI64Type()},
-                        {}, /*cInterface=*/false)
+      Value v = rt.call(b, op->getLoc(), RuntimeFn::muon_rt_world_rank, {})
                     .getResult(0);
       r.getResult().replaceAllUsesWith(arith::IndexCastOp::create(
           b, op->getLoc(), b.getIndexType(), v));

@@ -22,6 +22,7 @@ namespace muon {
 using namespace mlir;
 using namespace ::muon::optim;
 using muon::RuntimeCalls;
+using muon::RuntimeFn;
 
 namespace {
 
@@ -145,9 +146,7 @@ LogicalResult lower(NewtonSchulzOp op, RuntimeCalls &rt) {
   memref::CopyOp::create(b, loc, src, buf);
   Value coeffs = rt.f64Table(b, loc, op.getCoeffs());
   Value eps = arith::ConstantOp::create(b, loc, op.getEpsAttr());
-  rt.call(b, loc, "muon_rt_newton_schulz", {},
-          {unranked, RuntimeCalls::i64(b, loc, op.getSteps()), coeffs, eps},
-          /*cInterface=*/true);
+  rt.call(b, loc, RuntimeFn::muon_rt_newton_schulz, {unranked, RuntimeCalls::i64(b, loc, op.getSteps()), coeffs, eps});
   op.getResult().replaceAllUsesWith(RuntimeCalls::tensorOf(b, loc, buf, type));
   op.erase();
   return success();

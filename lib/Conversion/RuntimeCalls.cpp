@@ -27,18 +27,82 @@ RuntimeCalls::RuntimeCalls(ModuleOp module) : module(module) {
       globals[keyOf(*g.getInitialValue())] = g.getSymName().str();
 }
 
-func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
-                                TypeRange results, ValueRange args,
-                                bool cInterface) {
-  auto fn = module.lookupSymbol<func::FuncOp>(name);
+namespace {
+enum class Kind { VOID, I64, F64, MEMREF, I64_ARRAY, F64_ARRAY };
+
+struct TableRow {
+  const char *name;
+  bool cInterface;
+  Kind result;
+  std::vector<Kind> args;
+};
+
+const std::vector<TableRow> &table() {
+  constexpr Kind VOID = Kind::VOID, I64 = Kind::I64, F64 = Kind::F64,
+                 MEMREF = Kind::MEMREF, I64_ARRAY = Kind::I64_ARRAY,
+                 F64_ARRAY = Kind::F64_ARRAY;
+  (void)VOID, (void)I64, (void)F64, (void)MEMREF, (void)I64_ARRAY,
+      (void)F64_ARRAY;
+#define MUON_RT_ARGS(...) {__VA_ARGS__}
+#define MUON_RT_FUNCTION(name, cInterface, result, args)                       \
+  {#name, cInterface != 0, result, std::vector<Kind> MUON_RT_ARGS args},
+  static const std::vector<TableRow> rows = {
+#include "muon/Runtime/muon_runtime_functions.def"
+  };
+#undef MUON_RT_FUNCTION
+#undef MUON_RT_ARGS
+  return rows;
+}
+
+Type typeOf(MLIRContext *ctx, Kind k) {
+  Builder b(ctx);
+  switch (k) {
+  case Kind::VOID:
+    return {};
+  case Kind::I64:
+    return b.getI64Type();
+  case Kind::F64:
+    return b.getF64Type();
+  case Kind::MEMREF:
+    return UnrankedMemRefType::get(b.getF32Type(), 0);
+  case Kind::I64_ARRAY:
+    return MemRefType::get({ShapedType::kDynamic}, b.getI64Type());
+  case Kind::F64_ARRAY:
+    return MemRefType::get({ShapedType::kDynamic}, b.getF64Type());
+  }
+  llvm_unreachable("unknown runtime argument kind");
+}
+} // namespace
+
+RuntimeSignature muon::runtimeSignature(MLIRContext *ctx, RuntimeFn fn) {
+  const TableRow &row = table()[static_cast<size_t>(fn)];
+  SmallVector<Type> args, results;
+  for (Kind k : row.args)
+    args.push_back(typeOf(ctx, k));
+  if (row.result != Kind::VOID)
+    results.push_back(typeOf(ctx, row.result));
+  return {row.name, row.cInterface, FunctionType::get(ctx, args, results)};
+}
+
+func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
+                                ValueRange args) {
+  RuntimeSignature sig = runtimeSignature(b.getContext(), fnId);
+  if (TypeRange(args) != sig.type.getInputs())
+    llvm::report_fatal_error(
+        llvm::Twine("muon lowering: call to ") + sig.name +
+        " does not match the runtime function table");
+  auto fn = module.lookupSymbol<func::FuncOp>(sig.name);
   if (!fn) {
     OpBuilder mb(module.getBodyRegion());
     mb.setInsertionPointToStart(module.getBody());
-    fn = func::FuncOp::create(mb, module.getLoc(), name,
-                              b.getFunctionType(args.getTypes(), results));
+    fn = func::FuncOp::create(mb, module.getLoc(), sig.name, sig.type);
     fn.setPrivate();
-    if (cInterface)
+    if (sig.cInterface)
       fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  } else if (fn.getFunctionType() != sig.type) {
+    mlir::emitError(fn.getLoc(), "runtime function @")
+        << sig.name << " is declared with type " << fn.getFunctionType()
+        << ", but the runtime's table says " << sig.type;
   }
   return func::CallOp::create(b, loc, fn, args);
 }

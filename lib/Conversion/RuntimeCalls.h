@@ -1,9 +1,10 @@
 //===- RuntimeCalls.h - Building calls into the step runtime ---*- C++ -*-===//
 //
 // The one place that knows how the lowering talks to the runtime's C ABI
-// (runtime/include/muon/Runtime/muon_runtime.h): function declarations with
-// MLIR's C interface, tensors handed over as unranked f32 buffers, integer
-// and float tables as constant 1-D memrefs.
+// (runtime/include/muon/Runtime/muon_runtime.h): every call is declared from
+// the runtime's function table (muon_runtime_functions.def), never from the
+// types of a call site; tensors are handed over as unranked f32 buffers,
+// integer and float tables as constant 1-D memrefs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,16 +19,36 @@
 
 namespace muon {
 
+/// The runtime functions compiled code may call, one per table row.
+enum class RuntimeFn {
+#define MUON_RT_FUNCTION(name, cInterface, result, args) name,
+#include "muon/Runtime/muon_runtime_functions.def"
+#undef MUON_RT_FUNCTION
+};
+
+/// The MLIR function type and C-interface flag of a runtime function, from
+/// the table.
+struct RuntimeSignature {
+  llvm::StringRef name;
+  bool cInterface;
+  mlir::FunctionType type;
+};
+RuntimeSignature runtimeSignature(mlir::MLIRContext *ctx, RuntimeFn fn);
+
 class RuntimeCalls {
 public:
   /// Tables the module already holds (from an earlier pass) are reused.
   explicit RuntimeCalls(mlir::ModuleOp module);
 
-  /// Calls runtime function `name` (declared on first use; `cInterface` for
-  /// functions that take memrefs).
+  /// Calls runtime function `fn`, declared on first use from the table.
+  /// `args` must have the table's types (an internal error otherwise).
   mlir::func::CallOp call(mlir::OpBuilder &b, mlir::Location loc,
-                          llvm::StringRef name, mlir::TypeRange results,
-                          mlir::ValueRange args, bool cInterface);
+                          RuntimeFn fn, mlir::ValueRange args);
+  /// The single result of a call to `fn`.
+  mlir::Value callValue(mlir::OpBuilder &b, mlir::Location loc, RuntimeFn fn,
+                        mlir::ValueRange args) {
+    return call(b, loc, fn, args).getResult(0);
+  }
 
   /// memref<?xi64> / memref<?xf64> holding `values` (a private constant
   /// global, shared between identical tables).

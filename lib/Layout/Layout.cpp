@@ -1,6 +1,6 @@
 //===- Layout.cpp - Local shapes and offsets of distributed tensors -------===//
 //
-// Pure C++ (no LLVM): the runtime links this file as well as the compiler.
+// Pure C++ (no LLVM): the runtime links this library as well as the compiler.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,11 +39,29 @@ std::vector<int64_t> Mesh::coords(int64_t rank) const {
   return c;
 }
 
+int64_t muon::layout::groupIndex(const std::vector<int64_t> &sizes,
+                                 const std::vector<int> &axes,
+                                 const std::vector<int64_t> &coords) {
+  int64_t index = 0;
+  for (int a : axes)
+    index = index * sizes[a] + coords[a];
+  return index;
+}
+
+int64_t muon::layout::groupColour(const std::vector<int64_t> &sizes,
+                                  const std::vector<int> &axes,
+                                  const std::vector<int64_t> &coords) {
+  std::vector<int> others;
+  for (int a = 0; a < static_cast<int>(sizes.size()); ++a)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end())
+      others.push_back(a);
+  return groupIndex(sizes, others, coords);
+}
+
 int64_t Mesh::rank(const std::vector<int64_t> &coords) const {
-  int64_t r = 0;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    r = r * sizes[i] + coords[i];
-  return r;
+  std::vector<int> all(sizes.size());
+  std::iota(all.begin(), all.end(), 0);
+  return groupIndex(sizes, all, coords);
 }
 
 int64_t Mesh::groupSize(const std::vector<int> &axes) const {
@@ -65,7 +83,7 @@ Placement muon::layout::cotangent(const Placement &primal) {
   case PlacementKind::Partial:
     return Placement::reduced();
   case PlacementKind::Reduced:
-    // Gradients of replicated-but-reduced data are summed (seed 002).
+    // Gradients of replicated-but-reduced data are summed.
     return Placement::partial(ReduceKind::Sum);
   }
   return primal;

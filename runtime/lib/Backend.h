@@ -11,6 +11,8 @@
 #ifndef MUON_RUNTIME_BACKEND_H
 #define MUON_RUNTIME_BACKEND_H
 
+#include "muon/Runtime/muon_runtime.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,7 +21,13 @@
 namespace muon {
 namespace rt {
 
-enum class Reduce { Sum = 0, Avg = 1, Max = 2, Min = 3 };
+/// The reductions of the C ABI (muon_runtime.h defines the numbers).
+enum class Reduce {
+  Sum = MUON_RT_SUM,
+  Avg = MUON_RT_AVG,
+  Max = MUON_RT_MAX,
+  Min = MUON_RT_MIN
+};
 
 /// An in-flight operation of a backend.
 class PendingOp {

@@ -212,9 +212,19 @@ void scaleBy(float *data, int64_t n, float s) {
 }
 
 Reduce reduceOf(int64_t r, const Call &call) {
-  if (r < 0 || r > 3)
+  switch (r) {
+  case MUON_RT_SUM:
+    return Reduce::Sum;
+  case MUON_RT_AVG:
+    return Reduce::Avg;
+  case MUON_RT_MAX:
+    return Reduce::Max;
+  case MUON_RT_MIN:
+    return Reduce::Min;
+  default:
     call.fail("unknown reduction " + std::to_string(r));
-  return static_cast<Reduce>(r);
+  }
+  return Reduce::Sum; // not reached: fail() aborts the job
 }
 
 } // namespace

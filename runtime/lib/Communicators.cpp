@@ -1,9 +1,9 @@
 //===- Communicators.cpp - One communicator per mesh sub-group ------------===//
 //
 // A (mesh shape, axes) pair names the groups of ranks that differ only along
-// `axes`. Ranks are mesh coordinates row-major over the mesh axes (world rank
-// = mesh rank); inside a group they are numbered row-major over `axes` in
-// the order given, as dist::groupIndex does in the compiler.
+// `axes`. World rank = mesh rank; colour and key are the layout library's
+// group numbering (layout::groupColour / groupIndex), the rule the compiler
+// uses for roots and dist.coord.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,16 +73,13 @@ extern "C" int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *meshShape,
       fatal("comm", name, "bad or repeated axis index " + std::to_string(a));
     inGroup[a] = true;
   }
-  // Color: the coordinates off `axes` (row-major); key: index along `axes`.
   std::vector<int64_t> c = coordsOf(b.worldRank(), shape);
-  int64_t color = 0, index = 0, size = 1;
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (!inGroup[i])
-      color = color * shape[i] + c[i];
-  for (int64_t a : axes) {
-    index = index * shape[a] + c[a];
+  std::vector<int> axisList(axes.begin(), axes.end());
+  int64_t color = muon::layout::groupColour(shape, axisList, c);
+  int64_t index = muon::layout::groupIndex(shape, axisList, c);
+  int64_t size = 1;
+  for (int64_t a : axes)
     size *= shape[a];
-  }
   std::string error;
   int id = b.split(color, index, error);
   if (id < 0)

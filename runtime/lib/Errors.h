@@ -1,8 +1,9 @@
 //===- Errors.h - Fatal error reporting of the runtime -------*- C++ -*-===//
 //
-// Seed 001 section 5: a failing collective or a bad input ends the job. One
-// line names rank, operation, communicator and cause; then the backend
-// aborts every rank (so peers blocked in a collective do not hang).
+// A failing collective or a bad input ends the job: there is no retry and
+// no fallback. One line names rank, operation, communicator and cause; then
+// the backend aborts every rank (so peers blocked in a collective do not
+// hang).
 //
 //===----------------------------------------------------------------------===//
 

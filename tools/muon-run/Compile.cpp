@@ -31,9 +31,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   if (failed(spec))
     return failure();
   PassManager pm(&context);
-  std::string error;
-  if (failed(buildMuonToLLVMPipeline(pm, {}, error)))
-    return emitError(UnknownLoc::get(&context), error);
+  buildMuonToLLVMPipeline(pm, MuonToLLVMOptions());
   if (failed(pm.run(*module)))
     return failure();
   return spec;

@@ -103,12 +103,11 @@ void run::insert(std::vector<float> &full, const std::vector<int64_t> &shape,
 
 int64_t run::partialTerm(const layout::Layout &l, const layout::Mesh &mesh,
                          int64_t rank) {
-  std::vector<int64_t> c = mesh.coords(rank);
-  int64_t t = 0;
+  std::vector<int> partialAxes;
   for (size_t a = 0; a < l.placements.size(); ++a)
     if (l.placements[a].kind == layout::PlacementKind::Partial)
-      t = t * mesh.sizes[a] + c[a];
-  return t;
+      partialAxes.push_back(static_cast<int>(a));
+  return layout::groupIndex(mesh.sizes, partialAxes, mesh.coords(rank));
 }
 
 int64_t run::partialTerms(const layout::Layout &l, const layout::Mesh &mesh) {

@@ -21,7 +21,7 @@ namespace run {
 int64_t numElements(const std::vector<int64_t> &shape);
 
 /// The documented generator (docs/running.md): element i of the tensor with
-/// stream id `id` is splitmix64(seed ^ splitmix64(id) + i) mapped to
+/// stream id `id` is splitmix64((seed ^ splitmix64(id)) + i) mapped to
 /// [-1, 1) with 24 random bits.
 std::vector<float> generate(uint64_t seed, uint64_t id, int64_t n);
 

@@ -15,25 +15,37 @@
 
 namespace muon {
 
+/// Code generation targets of the lowering (see muon/Conversion/Target.h).
+enum class Target { Cpu };
+
 #define GEN_PASS_DECL
 #include "muon/Conversion/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "muon/Conversion/Passes.h.inc"
 
-/// Options of the `muon-to-llvm` pipeline.
-struct MuonToLLVMOptions {
-  std::string target = "cpu";
-  /// Leave out muon-assign-owners (the input already has owners).
-  bool assignOwners = true;
+/// The options of the `muon-to-llvm` pipeline: the one struct behind both
+/// the textual form (`--muon-to-llvm="target=cpu assign-owners=false"`) and
+/// the C++ API. Set fields directly (`options.assignOwners = false;`).
+struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
+  Option<Target> target{
+      *this, "target", llvm::cl::desc("Code generation target"),
+      llvm::cl::values(clEnumValN(Target::Cpu, "cpu",
+                                  "host code over the MPI + CBLAS runtime")),
+      llvm::cl::init(Target::Cpu)};
+  Option<bool> assignOwners{
+      *this, "assign-owners",
+      llvm::cl::desc("Run muon-assign-owners first (steps keep explicit "
+                     "owners either way)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the passes that take a module with `muon.step` (or already expanded
-/// SPMD code) to the LLVM dialect, entry points with a C interface. Fails
-/// (with a message in `error`) for an unknown target.
-mlir::LogicalResult buildMuonToLLVMPipeline(mlir::OpPassManager &pm,
-                                            const MuonToLLVMOptions &options,
-                                            std::string &error);
+/// SPMD code) to the LLVM dialect, entry points with a C interface. Built in
+/// C++ from pass constructors: it needs no pass registered in the global
+/// registry, only the dialects of muon::registerAllDialects.
+void buildMuonToLLVMPipeline(mlir::OpPassManager &pm,
+                             const MuonToLLVMOptions &options);
 
 /// Registers `muon-to-llvm` as a named pipeline (muon-opt --muon-to-llvm).
 void registerMuonToLLVMPipeline();

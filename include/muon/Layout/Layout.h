@@ -22,8 +22,22 @@
 namespace muon {
 namespace layout {
 
+/// Group numbering: the one definition shared by the compiler, the runtime
+/// and host tools. The ranks whose coordinates differ only on `axes` form a
+/// group (one communicator). Inside it a rank's index is row-major over its
+/// coordinates on `axes`, in the order given (`root` of a collective,
+/// dist.coord, the communicator key). The group itself is numbered row-major
+/// over the coordinates on the other axes, in mesh order (the communicator
+/// colour). A world rank is the index over all axes in mesh order.
+int64_t groupIndex(const std::vector<int64_t> &sizes,
+                   const std::vector<int> &axes,
+                   const std::vector<int64_t> &coords);
+int64_t groupColour(const std::vector<int64_t> &sizes,
+                    const std::vector<int> &axes,
+                    const std::vector<int64_t> &coords);
+
 /// A device mesh: named axes with sizes. A rank's coordinates are row-major
-/// over the axes in declared order.
+/// over the axes in declared order (groupIndex over every axis).
 struct Mesh {
   std::vector<std::string> axisNames;
   std::vector<int64_t> sizes;
@@ -64,8 +78,11 @@ struct Placement {
   }
 };
 
-/// The cotangent (gradient) placement of a primal placement (seed 002):
+/// The cotangent (gradient) placement of a primal placement:
 /// shard->shard, replicate->replicate, partial->reduced, reduced->partial(sum).
+/// A value that is Reduced (replicated, with the promise that its gradient
+/// will be summed over the axis) has a Partial gradient, and a Partial value
+/// (pending sum) has a gradient that every rank holds whole: Reduced.
 Placement cotangent(const Placement &primal);
 
 enum class StorageKind { None, Dim, Block, Flat, Whole };

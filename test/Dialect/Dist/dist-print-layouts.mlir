@@ -1,6 +1,7 @@
 // RUN: muon-opt --dist-print-layouts -o /dev/null %s | FileCheck %s
 
-// Seed 004's flat example: tensors of 16, 8, 6, 4 elements over 4 ranks.
+// A flat group: tensors of 16, 8, 6, 4 elements (34 in all) split 9, 9,
+// 9, 7 over 4 ranks; a tensor may span ranks.
 dist.mesh @m [dp = 4]
 dist.flat_group @g on @m[dp] numel [16, 8, 6, 4]
 

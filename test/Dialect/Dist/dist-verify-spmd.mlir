@@ -1,7 +1,7 @@
 // RUN: muon-opt %s -split-input-file --dist-verify-spmd -verify-diagnostics
 
-// The prototype's deadlock: only the owner calls the gather every rank of
-// the communicator must join.
+// The classic deadlock: only the owner calls the gather every rank of the
+// communicator must join.
 dist.mesh @m [dp = 4]
 func.func @owner_only(%x: tensor<4x8xf32>) {
   %r = dist.rank @m

@@ -1,7 +1,7 @@
 // RUN: muon-opt %s -split-input-file --muon-assign-owners | FileCheck %s
 // RUN: muon-opt %s -split-input-file --muon-assign-owners=strategy=balanced | FileCheck %s --check-prefix=OVERRIDE
 
-// Round robin (seed 000): parameter i -> rank i mod 4.
+// Round robin: parameter i -> rank i mod 4.
 dist.mesh @m [dp = 4]
 !a = !dist.tensor<64x64xf32, @m, [shard<0>]>
 !b = !dist.tensor<8x8xf32, @m, [shard<0>]>
@@ -20,7 +20,8 @@ func.func @round_robin(%p0: !b, %p1: !a, %p2: !b, %p3: !a, %p4: !b) {
 
 // -----
 
-// Explicit, seed 000's rank-keyed form: rank 0 owns 1, rank 3 owns 0 and 2.
+// Explicit, rank-keyed form (entry r lists the parameters rank r owns):
+// rank 0 owns 1, rank 3 owns 0 and 2.
 dist.mesh @m [dp = 4]
 !t = !dist.tensor<16x8xf32, @m, [shard<0>]>
 // CHECK-LABEL: func.func @explicit

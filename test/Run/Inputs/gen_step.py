@@ -38,8 +38,11 @@ def params_for(axes, big):
     dp = names[0]
     add("fsdp.tall", [64, 24], pl(**{dp: "shard<0>"}))
     add("fsdp.wide", [24, 40], pl(**{dp: "shard<0>"}))
-    add("tp_col", [24, 48], pl(**{names[-1]: "shard<1>"}))
-    add("tp_row", [48, 24], pl(**{names[-1]: "shard<0>"}))
+    # Weights are (out_features, in_features), as PyTorch's nn.Linear:
+    # column-parallel TP shards the output features (dim 0), row-parallel
+    # the input features (dim 1).
+    add("tp_row", [24, 48], pl(**{names[-1]: "shard<1>"}))
+    add("tp_col", [48, 24], pl(**{names[-1]: "shard<0>"}))
     add("ddp", [32, 16], pl(**{a: "reduced" for a in names}),
         pl(**{a: "partial<avg>" for a in names}))
     add("cp", [16, 32], pl(**{dp: "shard<0>"}),

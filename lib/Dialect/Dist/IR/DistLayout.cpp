@@ -47,17 +47,26 @@ PlacementAttr muon::dist::fromLayoutPlacement(MLIRContext *ctx,
                             static_cast<ReduceKind>(p.reduce));
 }
 
-// The enums are declared in the same order in DistBase.td and Layout.h.
-static_assert(static_cast<int>(PlacementKind::Reduced) ==
-                  static_cast<int>(layout::PlacementKind::Reduced),
-              "placement kinds out of sync");
-static_assert(static_cast<int>(ReduceKind::Min) ==
-                  static_cast<int>(layout::ReduceKind::Min),
-              "reduce kinds out of sync");
+// The ODS enums (DistBase.td) and the layout library's (Layout.h) convert
+// by value above: checked enumerator by enumerator.
+#define MUON_SAME_ENUMERATOR(Enum, Name, Offset)                               \
+  static_assert(static_cast<int>(Enum::Name) + (Offset) ==                      \
+                    static_cast<int>(layout::Enum::Name),                      \
+                #Enum "::" #Name " differs between dist and layout")
+MUON_SAME_ENUMERATOR(PlacementKind, Shard, 0);
+MUON_SAME_ENUMERATOR(PlacementKind, Replicate, 0);
+MUON_SAME_ENUMERATOR(PlacementKind, Partial, 0);
+MUON_SAME_ENUMERATOR(PlacementKind, Reduced, 0);
+MUON_SAME_ENUMERATOR(ReduceKind, Sum, 0);
+MUON_SAME_ENUMERATOR(ReduceKind, Avg, 0);
+MUON_SAME_ENUMERATOR(ReduceKind, Max, 0);
+MUON_SAME_ENUMERATOR(ReduceKind, Min, 0);
 // layout::StorageKind has an extra None = 0 in front.
-static_assert(static_cast<int>(StorageKind::Whole) + 1 ==
-                  static_cast<int>(layout::StorageKind::Whole),
-              "storage kinds out of sync");
+MUON_SAME_ENUMERATOR(StorageKind, Dim, 1);
+MUON_SAME_ENUMERATOR(StorageKind, Block, 1);
+MUON_SAME_ENUMERATOR(StorageKind, Flat, 1);
+MUON_SAME_ENUMERATOR(StorageKind, Whole, 1);
+#undef MUON_SAME_ENUMERATOR
 
 PlacementAttr muon::dist::getCotangent(PlacementAttr primal) {
   return fromLayoutPlacement(primal.getContext(),
@@ -227,12 +236,15 @@ int64_t muon::dist::rankQueryValue(Operation *op, MeshOp mesh, int64_t rank) {
   return rank;
 }
 
+std::vector<int> muon::dist::axisIndices(MeshOp mesh, ArrayAttr axes) {
+  std::vector<int> result;
+  for (Attribute a : axes)
+    result.push_back(mesh.getAxisIndex(cast<StringAttr>(a).getValue()));
+  return result;
+}
+
 int64_t muon::dist::groupIndex(MeshOp mesh, ArrayAttr axes,
                                ArrayRef<int64_t> coords) {
-  int64_t index = 0;
-  for (Attribute a : axes) {
-    int axis = mesh.getAxisIndex(cast<StringAttr>(a).getValue());
-    index = index * mesh.getShape()[axis] + coords[axis];
-  }
-  return index;
+  return layout::groupIndex(toLayoutMesh(mesh).sizes, axisIndices(mesh, axes),
+                            std::vector<int64_t>(coords.begin(), coords.end()));
 }

@@ -243,11 +243,9 @@ private:
 
     if (!pp.replicateAxes.empty()) {
       SmallVector<StringRef> names;
-      int64_t root = 0;
-      for (int a : pp.replicateAxes) {
+      for (int a : pp.replicateAxes)
         names.push_back(mesh().axisNames[a]);
-        root = root * mesh().sizes[a] + oc[a];
-      }
+      int64_t root = layout::groupIndex(mesh().sizes, pp.replicateAxes, oc);
       o = dist::BroadcastOp::create(b, loc, o.getType(), Type(), o,
                                     meshRef, b.getStrArrayAttr(names),
                                     b.getI64IntegerAttr(root))

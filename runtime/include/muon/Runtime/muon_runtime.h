@@ -50,7 +50,9 @@ typedef struct {
   int64_t stride;
 } muon_rt_f64_array;
 
-/* Reductions, numbered as #dist.reduce. */
+/* Reductions. The compiler maps #dist.reduce to these by name
+ * (lib/Conversion, a switch over every kind); the numbers are defined here
+ * only. */
 enum { MUON_RT_SUM = 0, MUON_RT_AVG = 1, MUON_RT_MAX = 2, MUON_RT_MIN = 3 };
 
 /*--- Process and job --------------------------------------------------------*/
@@ -83,6 +85,8 @@ int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *mesh_shape,
 int64_t muon_rt_comm_rank(int64_t comm);
 
 /*--- Collectives ------------------------------------------------------------*/
+/* Compiled code calls only the functions listed in
+ * muon_runtime_functions.def (one row each: name, C interface, kinds). */
 /* `extents` gives every group member's length along `dim` (chunk rule,
  * weights or explicit sizes, resolved by the compiler). With `async` != 0
  * the call returns a request handle to pass to muon_rt_wait; the output may

@@ -1,6 +1,6 @@
 // CP: parameters are replicated over the context-parallel axis. The
-// broadcast over `cp` comes from the owner's cp coordinate (the prototype
-// always used rank 0). Owner rank 3 = (dp 1, cp 1).
+// broadcast over `cp` comes from the owner's cp coordinate, not always from
+// coordinate 0 (a bug to guard against). Owner rank 3 = (dp 1, cp 1).
 
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=3 | FileCheck %s --check-prefix=OWNER
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=0 | FileCheck %s --check-prefix=R0

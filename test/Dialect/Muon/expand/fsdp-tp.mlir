@@ -1,7 +1,7 @@
 // FSDP + TP on one mesh, nested both ways. The gather undoes the inner split
-// first: seed 000's "TP then FSDP" is the DTensor default (dp outer); a
-// declared order {0 = [tp, dp]} makes tp outer and reverses it; FSDP storage
-// on top of TP shards (seed 004 UC6) is inner, so dp goes first there.
+// first: TP inside FSDP (gather TP, then FSDP) is the DTensor default (dp
+// outer); a declared order {0 = [tp, dp]} makes tp outer and reverses it;
+// FSDP storage on top of TP shards is inner, so dp goes first there.
 // Owner: rank 3 (dp = 1, tp = 1).
 
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=3 | FileCheck %s --check-prefix=OWNER

@@ -1,4 +1,4 @@
-// Storage (memory-only) sharding, seed 004: per-tensor dim (FSDP2),
+// Storage (memory-only) sharding: per-tensor dim (FSDP2),
 // weighted, 2-D block, flat group (FSDP1, element ranges) and whole tensor
 // on one rank (the Muon case: no collective at all). Owner: rank 1.
 

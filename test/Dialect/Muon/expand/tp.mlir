@@ -1,5 +1,6 @@
-// TP with a per-parameter TP dim (seed 000's tp_dim_per_param = {0: 0, 1: 1}):
-// a column-parallel weight is sharded on dim 0, a row-parallel one on dim 1;
+// TP with a per-parameter TP dim (parameter 0 on dim 0, parameter 1 on dim 1):
+// weights are (out_features, in_features) as in PyTorch's nn.Linear, so a
+// column-parallel weight is sharded on dim 0, a row-parallel one on dim 1;
 // each is gathered along its own dim. Owners: rank 0 and rank 1.
 
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=0 | FileCheck %s --check-prefix=R0

@@ -55,7 +55,8 @@ def Dist_StorageAttr : Dist_Attr<"Storage", "storage"> {
   let summary = "Memory-only (storage) sharding";
   let description = [{
     Storage sharding splits the memory of data that compute placements
-    replicate (seed 004). It applies to the compute-local block, on mesh
+    replicate: each rank stores a part, and the full tensor is gathered
+    when needed. It applies to the compute-local block, on mesh
     axes whose compute placement is `replicate` or `reduced`:
 
     * `dim<0 on dp>`: split dimension 0 over axis `dp` (FSDP2); add
@@ -101,7 +102,11 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     /// The body without `<` `>`, shared with !dist.tensor.
     static ::mlir::FailureOr<LayoutAttr> parseBody(::mlir::AsmParser &parser);
     void printBody(::mlir::AsmPrinter &printer) const;
-    /// The cotangent layout: each placement mapped by the seed-002 duality.
+    /// The cotangent (gradient) layout: each placement mapped to its
+    /// gradient's: shard<d> -> shard<d>, replicate -> replicate,
+    /// partial -> reduced, reduced -> partial<sum> (the gradient of a
+    /// replicated-but-reduced value is a sum of per-rank contributions, and
+    /// vice versa).
     LayoutAttr getCotangent() const;
   }];
 }

@@ -57,9 +57,11 @@ mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
 /// The value `op` (a dist.rank or dist.coord on `mesh`) takes on `rank`.
 int64_t rankQueryValue(mlir::Operation *op, MeshOp mesh, int64_t rank);
 
-/// The index of the rank at `coords` inside the communicator over `axes`:
-/// row-major over `axes` in the order given (the numbering of `root` and of
-/// dist.coord).
+/// Indices of the mesh axes named in `axes` (names verified), in order.
+std::vector<int> axisIndices(MeshOp mesh, mlir::ArrayAttr axes);
+
+/// The index of the rank at `coords` inside the communicator over `axes`
+/// (layout::groupIndex: the numbering of `root` and of dist.coord).
 int64_t groupIndex(MeshOp mesh, mlir::ArrayAttr axes,
                    llvm::ArrayRef<int64_t> coords);
 
@@ -68,7 +70,7 @@ layout::Placement toLayoutPlacement(PlacementAttr attr);
 PlacementAttr fromLayoutPlacement(mlir::MLIRContext *ctx,
                                   const layout::Placement &p);
 
-/// The cotangent of a placement (seed 002): shard->shard,
+/// The cotangent of a placement (layout::cotangent): shard->shard,
 /// replicate->replicate, partial->reduced, reduced->partial<sum>.
 PlacementAttr getCotangent(PlacementAttr primal);
 

@@ -49,7 +49,8 @@ def Dist_FlatGroupOp : Dist_Op<"flat_group",
     ```
     The members (given by element count, in buffer order) are flattened,
     concatenated and split by elements over one mesh axis, evenly or by
-    weights (FSDP1, seed 004). A tensor joins as `storage = flat<@params, i>`.
+    weights (FSDP1-style flat parameter storage). A tensor joins as
+    `storage = flat<@params, i>`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$mesh,
                        StrAttr:$axis, DenseI64ArrayAttr:$numel,

@@ -17,7 +17,7 @@ def DistPrintLayouts : Pass<"dist-print-layouts", "mlir::ModuleOp"> {
     The IR is not changed. Example:
 
     ```
-    muon-opt --dist-print-layouts -o /dev/null examples/seed004-storage.mlir
+    muon-opt --dist-print-layouts -o /dev/null examples/storage-sharding.mlir
     ```
   }];
   let dependentDialects = ["::muon::dist::DistDialect"];

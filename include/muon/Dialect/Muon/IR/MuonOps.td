@@ -29,19 +29,27 @@ def Muon_StepOp : Muon_Op<"step", [
     global shape, P and M the same layout; G the same layout, or partial
     on axes where P is replicated: then the step reduces it first):
     ```
-    M <- lerp(M, G, 1 - momentum)          (momentum_form sum: M <- momentum*M + G)
-    U <- nesterov ? lerp(G, M, momentum) : M
-    O <- NS(U) * scale(m, n)               original: max(1, m/n)^0.5
+    lerp(x, y, w) = x + w * (y - x)        (torch.lerp); beta = momentum
+    momentum_form lerp (default):
+      M' <- lerp(M, G, 1 - beta)           = M + (1 - beta) * (G - M)
+      U  <- nesterov ? lerp(G, M', beta)   = G + beta * (M' - G)
+                     : M'
+    momentum_form sum (torch.optim.SGD's convention):
+      M' <- beta * M + G
+      U  <- nesterov ? G + beta * M'
+                     : M'
+    O  <- NS(U) * scale(m, n)              original: sqrt(max(1, m/n))
                                            match_rms_adamw: 0.2 * sqrt(max(m, n))
-    P <- P * (1 - lr * weight_decay) - lr * O
+    P' <- P * (1 - lr * weight_decay) - lr * O
     ```
+    M' is the new momentum; the Nesterov update reads M', not M.
     NS is `muon.newton_schulz` with `ns_steps`, `ns_coeffs` (one (a,b,c)
     triple, or one per iteration), `eps` and `ns_dtype` (f32 or bf16);
     m, n are the last two dims; leading dims are a batch (expert stacks).
 
     Attributes: `strategy` (round_robin, balanced, explicit) picks owners in
     `muon-assign-owners`; `assignment` is the explicit rank-keyed form
-    (entry r lists the parameter indices rank r owns, as in seed 000);
+    (entry r lists the parameter indices rank r owns);
     `owners` is the per-parameter owner rank the pass writes (or the user
     gives); `param_info` names parameters and marks EP/PP-local ones;
     `prefetch_count` and `async_gpu_parallelism` steer the schedule.
@@ -133,8 +141,12 @@ def Muon_MomentumUpdateOp : Muon_Op<"momentum_update",
     %m2, %u = muon.momentum_update %m, %g beta 0.95 nesterov
                 : tensor<?x64xf32>
     ```
-    Elementwise on any shard: `M' = lerp(M, G, 1-beta)` (with `sum`:
-    `M' = beta*M + G`); `U = nesterov ? lerp(G, M', beta) : M'`.
+    Elementwise on any shard, with `lerp(x, y, w) = x + w*(y - x)`:
+    - without `sum` (lerp form):
+      `M' = lerp(M, G, 1-beta) = M + (1-beta)*(G - M)`;
+      `U = nesterov ? lerp(G, M', beta) = G + beta*(M' - G) : M'`;
+    - with `sum` (torch.optim.SGD's form): `M' = beta*M + G`;
+      `U = nesterov ? G + beta*M' : M'`.
   }];
   let arguments = (ins AnyRankedTensor:$momentum, AnyRankedTensor:$grad,
                        F64Attr:$beta, UnitAttr:$sum, UnitAttr:$nesterov);

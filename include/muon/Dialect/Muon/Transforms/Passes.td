@@ -13,7 +13,7 @@ def MuonAssignOwners : Pass<"muon-assign-owners", "mlir::ModuleOp"> {
     the parameter. Strategies (the step's `strategy`, or the `strategy`
     option, which overrides it):
 
-    * `round_robin` (seed 000): parameter i goes to candidate i mod k.
+    * `round_robin`: parameter i goes to candidate i mod k.
     * `balanced`: greedy longest-processing-time: parameters in decreasing
       order of Newton-Schulz cost (ns_steps * (4 p^2 q + 2 p^3), p <= q the
       matrix dims; ties by index) each go to the least-loaded candidate

@@ -1,8 +1,13 @@
-// Seed 004's storage-sharding use cases 1-6, as dist IR. Every dist.to_local
-// states the local shape the layout gives; muon-opt's verifier recomputes it
-// with the layout API and rejects the file if any of them is wrong.
+// Memory-only storage sharding, as dist IR: six use cases (FSDP2 per-tensor
+// dim, BSDP 2-D blocks and a weighted split, FSDP1 flat groups, Muon's whole
+// tensors on one owner, veScale's weighted element split, FSDP storage on TP
+// shards). Storage sharding splits only memory: the tensor is replicated for
+// compute, each rank stores a part, and the full tensor is gathered when
+// needed. Every dist.to_local states the local shape the layout gives;
+// muon-opt's verifier recomputes it with the layout API and rejects the file
+// if any of them is wrong.
 //
-//   muon-opt examples/seed004-storage.mlir
+//   muon-opt examples/storage-sharding.mlir
 
 dist.mesh @dp8 [dp = 8]
 dist.mesh @blocks [dp_row = 4, dp_col = 2]
