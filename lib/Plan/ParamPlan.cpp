@@ -246,3 +246,163 @@ double plan::ownerFlops(const ParamPlan &plan,
   }
   return static_cast<double>(maxBatch) * nsFlops(plan.m, plan.n, steps);
 }
+
+//===----------------------------------------------------------------------===//
+// The collective plan as data
+//===----------------------------------------------------------------------===//
+
+std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
+                                      const layout::Layout &layout,
+                                      const layout::Layout &gradLayout,
+                                      const layout::Mesh &mesh,
+                                      int64_t owner) {
+  std::vector<CommStep> steps;
+  std::vector<int64_t> oc = mesh.coords(owner);
+
+  // Partial gradients: one all_reduce per reduction kind, in enum order.
+  for (layout::ReduceKind kind :
+       {layout::ReduceKind::Sum, layout::ReduceKind::Avg,
+        layout::ReduceKind::Max, layout::ReduceKind::Min}) {
+    CommStep s;
+    s.kind = CommStep::Kind::ReduceGrad;
+    s.reduce = kind;
+    for (size_t a = 0; a < gradLayout.placements.size(); ++a)
+      if (gradLayout.placements[a].kind == PlacementKind::Partial &&
+          gradLayout.placements[a].reduce == kind)
+        s.axes.push_back(static_cast<int>(a));
+    if (s.axes.empty())
+      continue;
+    s.from = s.to = gradLayout;
+    steps.push_back(s);
+  }
+
+  auto splitStep = [&](CommStep::Kind kind, size_t j) {
+    const Split &split = plan.chain[j];
+    CommStep s;
+    s.kind = kind;
+    s.axes = {split.axis};
+    s.dim = split.dim;
+    s.root = oc[split.axis];
+    s.holderAxes = holderAxes(plan, j);
+    s.split = split.kind;
+    s.weights = split.weights;
+    if (split.kind == Split::Kind::Flat) {
+      const layout::Storage &st = layout.storage;
+      for (int64_t c = 0; c < mesh.sizes[split.axis]; ++c)
+        s.sizes.push_back(
+            layout::flatMemberRange(st.group, mesh.sizes[split.axis],
+                                    st.member, c)
+                .size);
+    }
+    layout::Layout before = layoutAfter(plan, layout, j),
+                   after = layoutAfter(plan, layout, j + 1);
+    s.from = kind == CommStep::Kind::Gather ? before : after;
+    s.to = kind == CommStep::Kind::Gather ? after : before;
+    return s;
+  };
+  size_t k = plan.chain.size();
+  for (size_t j = 0; j < k; ++j)
+    steps.push_back(splitStep(CommStep::Kind::Gather, j));
+  CommStep ns;
+  ns.kind = CommStep::Kind::NewtonSchulz;
+  ns.holderAxes = holderAxes(plan, k);
+  ns.from = ns.to = layoutAfter(plan, layout, k);
+  steps.push_back(ns);
+  for (size_t j = k; j-- > 0;)
+    steps.push_back(splitStep(CommStep::Kind::Scatter, j));
+  if (!plan.replicateAxes.empty()) {
+    CommStep b;
+    b.kind = CommStep::Kind::Broadcast;
+    b.axes = plan.replicateAxes;
+    b.root = layout::groupIndex(mesh.sizes, plan.replicateAxes, oc);
+    b.from = b.to = layout;
+    steps.push_back(b);
+  }
+  return steps;
+}
+
+bool plan::takesPart(const ParamPlan &plan, const CommStep &step,
+                     const std::vector<int64_t> &coords,
+                     const std::vector<int64_t> &ownerCoords) {
+  if (!inGroup(plan, coords))
+    return false;
+  for (int a : step.holderAxes)
+    if (coords[a] != ownerCoords[a])
+      return false;
+  return true;
+}
+
+std::vector<Transfer> plan::transfersOf(const ParamPlan &plan,
+                                        const CommStep &step,
+                                        const std::vector<int64_t> &shape,
+                                        const layout::Mesh &mesh,
+                                        int64_t owner) {
+  std::vector<Transfer> result;
+  if (step.kind == CommStep::Kind::ReduceGrad ||
+      step.kind == CommStep::Kind::NewtonSchulz)
+    return result;
+  std::vector<int64_t> oc = mesh.coords(owner);
+  // The piece a non-root member holds outside the root: the gather's input
+  // (and the scatter's output) layout.
+  const layout::Layout &piece =
+      step.kind == CommStep::Kind::Scatter ? step.to : step.from;
+  for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+    std::vector<int64_t> c = mesh.coords(r);
+    if (!takesPart(plan, step, c, oc))
+      continue;
+    std::vector<int64_t> rootCoords = c;
+    bool isRoot = true;
+    for (int a : step.axes) {
+      isRoot &= c[a] == oc[a];
+      rootCoords[a] = oc[a];
+    }
+    if (isRoot)
+      continue;
+    int64_t root = mesh.rank(rootCoords);
+    int64_t n = layout::localShard(shape, piece, mesh, c).numElements();
+    if (step.kind == CommStep::Kind::Gather)
+      result.push_back({r, root, n});
+    else
+      result.push_back({root, r, n});
+  }
+  return result;
+}
+
+std::string plan::describe(const CommStep &step, const layout::Mesh &mesh) {
+  auto axesStr = [&](const std::vector<int> &axes) {
+    std::string s;
+    for (int a : axes)
+      s += (s.empty() ? "" : ",") + mesh.axisNames[a];
+    return s;
+  };
+  auto listStr = [](const std::vector<int64_t> &v) {
+    std::string s;
+    for (int64_t x : v)
+      s += (s.empty() ? "" : ",") + std::to_string(x);
+    return s;
+  };
+  static const char *kinds[] = {"reduce_grad", "gather", "newton_schulz",
+                                "scatter", "broadcast"};
+  static const char *reductions[] = {"sum", "avg", "max", "min"};
+  std::string s = kinds[static_cast<int>(step.kind)];
+  if (!step.axes.empty())
+    s += " " + axesStr(step.axes);
+  if (step.kind == CommStep::Kind::ReduceGrad)
+    s += std::string(" ") + reductions[static_cast<int>(step.reduce)];
+  if (step.kind == CommStep::Kind::Gather ||
+      step.kind == CommStep::Kind::Scatter) {
+    s += step.split == Split::Kind::Flat       ? " flat"
+         : step.split == Split::Kind::Storage ? " storage"
+                                               : "";
+    s += " dim " + std::to_string(step.dim);
+  }
+  if (step.root >= 0)
+    s += " root " + std::to_string(step.root);
+  if (!step.holderAxes.empty())
+    s += " holders [" + axesStr(step.holderAxes) + "]";
+  if (!step.weights.empty())
+    s += " weights [" + listStr(step.weights) + "]";
+  if (!step.sizes.empty())
+    s += " sizes [" + listStr(step.sizes) + "]";
+  return s;
+}

@@ -101,6 +101,73 @@ std::vector<int64_t> ownerCandidates(const ParamPlan &plan,
 std::vector<int64_t> ownerRanks(const ParamPlan &plan,
                                 const layout::Mesh &mesh, int64_t owner);
 
+/// One step of a parameter's update, in program order: the collective plan
+/// as data. muon-expand-step emits IR from it, muon-report counts bytes
+/// from it, and a schedule may reorder or batch it across parameters.
+struct CommStep {
+  enum class Kind {
+    /// all_reduce of a partial gradient over `axes` with `reduce`.
+    ReduceGrad,
+    /// Rooted gather over `axes` (one axis) along `dim` to `root`.
+    Gather,
+    /// Newton-Schulz on the fully gathered matrix (no communication).
+    NewtonSchulz,
+    /// Rooted scatter over `axes` (one axis) along `dim` from `root`.
+    Scatter,
+    /// Broadcast over the replicate `axes` from `root`.
+    Broadcast,
+  };
+  Kind kind = Kind::Gather;
+  /// The communicator: mesh axes, in the order that numbers its members.
+  std::vector<int> axes;
+  /// Split dim (Gather/Scatter; 0 of the flattened tensor for a flat split).
+  int64_t dim = -1;
+  /// The owner's index inside the communicator (layout::groupIndex).
+  int64_t root = -1;
+  /// Which ranks take part: those of the parameter's group (inGroup) whose
+  /// coordinates on these axes equal the owner's. Empty: the whole group.
+  std::vector<int> holderAxes;
+  /// What the split is (Gather/Scatter).
+  Split::Kind split = Split::Kind::Compute;
+  /// Weighted storage split: one weight per member.
+  std::vector<int64_t> weights;
+  /// Flat split: elements per member.
+  std::vector<int64_t> sizes;
+  /// ReduceGrad only.
+  layout::ReduceKind reduce = layout::ReduceKind::Sum;
+  /// The layout of the data the step consumes and produces.
+  layout::Layout from, to;
+};
+
+/// The ordered steps of the update of a parameter (`plan`, `layout`) whose
+/// gradient has `gradLayout`, owned by `owner`: gradient reductions (one per
+/// reduction kind, in enum order), gathers innermost split first,
+/// Newton-Schulz, scatters outermost first, broadcast over replicate axes.
+std::vector<CommStep> planSteps(const ParamPlan &plan,
+                                const layout::Layout &layout,
+                                const layout::Layout &gradLayout,
+                                const layout::Mesh &mesh, int64_t owner);
+
+/// Whether the rank at `coords` takes part in `step` for an owner at
+/// `ownerCoords` (in the parameter's group and on the holder axes).
+bool takesPart(const ParamPlan &plan, const CommStep &step,
+               const std::vector<int64_t> &coords,
+               const std::vector<int64_t> &ownerCoords);
+
+/// One point-to-point movement a step implies (rooted gather/scatter and
+/// broadcast as direct transfers; reductions are not listed).
+struct Transfer {
+  int64_t from = -1, to = -1;
+  int64_t elements = 0;
+};
+std::vector<Transfer> transfersOf(const ParamPlan &plan, const CommStep &step,
+                                  const std::vector<int64_t> &shape,
+                                  const layout::Mesh &mesh, int64_t owner);
+
+/// A one-line description ("gather dp dim 0 root 1 holders [tp]"), for
+/// tests and dumps.
+std::string describe(const CommStep &step, const layout::Mesh &mesh);
+
 /// Newton-Schulz FLOPs for one m x n matrix: steps * (4 p^2 q + 2 p^3) with
 /// p = min(m, n), q = max(m, n) (X X^T, A*A, B*X on the short side).
 double nsFlops(int64_t m, int64_t n, int64_t steps);

@@ -26,6 +26,13 @@ FailureOr<StepFacts> muon::optim::analyzeStep(StepOp step,
     if (failed(l))
       return failure();
     pf.layout = *l;
+    auto gradType = cast<dist::DistTensorType>(step.getGrads()[i].getType());
+    FailureOr<layout::Layout> gl = dist::toLayout(
+        gradType.getLayout(), facts.meshOp, step,
+        [&] { return step.emitOpError(); }, tables);
+    if (failed(gl))
+      return failure();
+    pf.gradLayout = *gl;
 
     ParamAttr info = step.getParamInfoOf(i);
     plan::LocalTo local;

@@ -173,23 +173,6 @@ private:
     return {outP, outM};
   }
 
-  /// Reduces a gradient that is partial where the parameter is replicated.
-  Value reduceGradient(size_t i, Value g, RankedTensorType localT) {
-    auto gt = cast<dist::DistTensorType>(step.getGrads()[i].getType());
-    std::map<dist::ReduceKind, SmallVector<Attribute>> axesByKind;
-    for (auto [a, pl] : llvm::enumerate(gt.getLayout().getPlacements()))
-      if (pl.getKind() == dist::PlacementKind::Partial)
-        axesByKind[pl.getReduce()].push_back(
-            b.getStringAttr(mesh().axisNames[a]));
-    for (auto &[kind, axes] : axesByKind)
-      g = dist::AllReduceOp::create(
-              b, loc, g.getType(), Type(), g, meshRef,
-              b.getArrayAttr(axes),
-              dist::ReduceKindAttr::get(b.getContext(), kind))
-              .getResult();
-    return castTo(g, localT);
-  }
-
   std::pair<Value, Value> body(size_t i, int64_t owner, Value pl, Value gl,
                                Value ml, RankedTensorType localT) {
     const ParamFacts &p = facts.params[i];
@@ -201,57 +184,68 @@ private:
     for (int64_t r = 0; r < mesh().numRanks(); ++r)
       if (plan::inGroup(pp, mesh().coords(r)))
         group.push_back(r);
-    size_t k = pp.chain.size();
-    SmallVector<RankedTensorType> stage; // stage[j]: after j splits undone
-    for (size_t j = 0; j <= k; ++j)
-      stage.push_back(dist::localTensorType(
-          p.shape, p.type.getElementType(),
-          plan::layoutAfter(pp, p.layout, j), mesh(), group));
+    auto localOf = [&](const layout::Layout &l) {
+      return dist::localTensorType(p.shape, p.type.getElementType(), l,
+                                   mesh(), group);
+    };
 
-    Value g = reduceGradient(i, gl, localT);
+    // The collective plan of the parameter, emitted step by step.
+    std::vector<plan::CommStep> steps =
+        plan::planSteps(pp, p.layout, p.gradLayout, mesh(), owner);
+    size_t next = 0;
+    Value g = gl;
+    for (; next < steps.size() &&
+           steps[next].kind == plan::CommStep::Kind::ReduceGrad;
+         ++next)
+      g = dist::AllReduceOp::create(
+              b, loc, g.getType(), Type(), g, meshRef,
+              axisNames(steps[next].axes),
+              dist::ReduceKindAttr::get(
+                  b.getContext(),
+                  static_cast<dist::ReduceKind>(steps[next].reduce)))
+              .getResult();
+    g = castTo(g, localT);
     auto mu = MomentumUpdateOp::create(
         b, loc, ml, g, step.getMomentumAttr(),
         step.getMomentumForm() == MomentumForm::Sum ? b.getUnitAttr()
                                                     : UnitAttr(),
         step.getNesterov() ? b.getUnitAttr() : UnitAttr());
 
-    // Ranks that hold data before chain step j: replicas and the axes
-    // already gathered match the owner.
-    auto holders = [&](size_t j) {
-      return coordsEqual(plan::holderAxes(pp, j), oc);
-    };
-
-    Value x = castTo(mu.getUpdate(), stage[0]);
-    for (size_t j = 0; j < k; ++j) {
-      const Split &s = pp.chain[j];
-      x = onlyWhere(holders(j), stage[j + 1],
-                    [&]() { return gatherStep(p, s, x, oc, stage[j + 1]); });
+    Value x = castTo(mu.getUpdate(), localOf(p.layout));
+    for (; next < steps.size(); ++next) {
+      const plan::CommStep &s = steps[next];
+      RankedTensorType resultT = localOf(s.to);
+      // Ranks that hold data for the step: replicas and the axes already
+      // gathered match the owner.
+      Value holders = coordsEqual(s.holderAxes, oc);
+      switch (s.kind) {
+      case plan::CommStep::Kind::ReduceGrad:
+        llvm_unreachable("gradient reductions come first");
+      case plan::CommStep::Kind::Gather:
+        x = onlyWhere(holders, resultT,
+                      [&]() { return gatherStep(s, x, resultT); });
+        break;
+      case plan::CommStep::Kind::NewtonSchulz:
+        x = onlyWhere(holders, resultT, [&]() -> Value {
+          return NewtonSchulzOp::create(
+              b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
+              b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
+              TypeAttr::get(step.getNsElementType()));
+        });
+        break;
+      case plan::CommStep::Kind::Scatter:
+        x = onlyWhere(holders, resultT,
+                      [&]() { return scatterStep(s, x, resultT); });
+        break;
+      case plan::CommStep::Kind::Broadcast:
+        x = dist::BroadcastOp::create(b, loc, x.getType(), Type(), x, meshRef,
+                                      axisNames(s.axes),
+                                      b.getI64IntegerAttr(s.root))
+                .getResult();
+        break;
+      }
     }
-
-    Value o = onlyWhere(holders(k), stage[k], [&]() -> Value {
-      return NewtonSchulzOp::create(
-          b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
-          b.getDenseF64ArrayAttr(step.getCoeffList()),
-          step.getEpsAttr(), TypeAttr::get(step.getNsElementType()));
-    });
-
-    for (size_t j = k; j-- > 0;) {
-      const Split &s = pp.chain[j];
-      o = onlyWhere(holders(j), stage[j],
-                    [&]() { return scatterStep(p, s, o, oc, stage[j]); });
-    }
-
-    if (!pp.replicateAxes.empty()) {
-      SmallVector<StringRef> names;
-      for (int a : pp.replicateAxes)
-        names.push_back(mesh().axisNames[a]);
-      int64_t root = layout::groupIndex(mesh().sizes, pp.replicateAxes, oc);
-      o = dist::BroadcastOp::create(b, loc, o.getType(), Type(), o,
-                                    meshRef, b.getStrArrayAttr(names),
-                                    b.getI64IntegerAttr(root))
-              .getResult();
-    }
-    o = castTo(o, localT);
+    Value o = castTo(x, localT);
     double scale = updateScale(step.getLrAdjust(), pp.m, pp.n);
     Value newP = ApplyUpdateOp::create(b, loc, pl, o, step.getLrAttr(),
                                        step.getWeightDecayAttr(),
@@ -259,59 +253,56 @@ private:
     return {newP, mu.getNewMomentum()};
   }
 
-  /// Per-rank piece sizes of a flat split (element ranges of this member).
-  DenseI64ArrayAttr flatSizes(const ParamFacts &p, const Split &s) {
-    SmallVector<int64_t> sizes;
-    const layout::Storage &st = p.layout.storage;
-    for (int64_t c = 0; c < mesh().sizes[s.axis]; ++c)
-      sizes.push_back(
-          layout::flatMemberRange(st.group, mesh().sizes[s.axis], st.member, c)
-              .size);
-    return b.getDenseI64ArrayAttr(sizes);
+  ArrayAttr axisNames(ArrayRef<int> axes) {
+    SmallVector<StringRef> names;
+    for (int a : axes)
+      names.push_back(mesh().axisNames[a]);
+    return b.getStrArrayAttr(names);
   }
 
-  DenseI64ArrayAttr weightsOf(const Split &s) {
-    return s.weights.empty() ? DenseI64ArrayAttr()
-                             : b.getDenseI64ArrayAttr(s.weights);
+  static DenseI64ArrayAttr arrayOrNull(OpBuilder &b, ArrayRef<int64_t> v) {
+    return v.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(v);
   }
 
-  Value gatherStep(const ParamFacts &p, const Split &s, Value x,
-                   ArrayRef<int64_t> oc, RankedTensorType resultT) {
-    ArrayAttr axes = b.getStrArrayAttr({mesh().axisNames[s.axis]});
-    IntegerAttr root = b.getI64IntegerAttr(oc[s.axis]);
-    if (s.kind != Split::Kind::Flat)
-      return dist::GatherOp::create(b, loc, resultT, Type(), x,
-                                    meshRef, axes,
+  Value gatherStep(const plan::CommStep &s, Value x,
+                   RankedTensorType resultT) {
+    IntegerAttr root = b.getI64IntegerAttr(s.root);
+    if (s.split != Split::Kind::Flat)
+      return dist::GatherOp::create(b, loc, resultT, Type(), x, meshRef,
+                                    axisNames(s.axes),
                                     b.getI64IntegerAttr(s.dim), root,
-                                    DenseI64ArrayAttr(), weightsOf(s))
+                                    DenseI64ArrayAttr(),
+                                    arrayOrNull(b, s.weights))
           .getResult();
     auto flatT = RankedTensorType::get({resultT.getNumElements()},
                                        resultT.getElementType());
-    Value flat = dist::GatherOp::create(b, loc, flatT, Type(), x,
-                                        meshRef, axes, b.getI64IntegerAttr(0),
-                                        root, flatSizes(p, s),
+    Value flat = dist::GatherOp::create(b, loc, flatT, Type(), x, meshRef,
+                                        axisNames(s.axes),
+                                        b.getI64IntegerAttr(0), root,
+                                        arrayOrNull(b, s.sizes),
                                         DenseI64ArrayAttr())
                      .getResult();
     return tensor::ExpandShapeOp::create(b, loc, resultT, flat,
                                          allDims(resultT.getRank()));
   }
 
-  Value scatterStep(const ParamFacts &p, const Split &s, Value o,
-                    ArrayRef<int64_t> oc, RankedTensorType resultT) {
-    ArrayAttr axes = b.getStrArrayAttr({mesh().axisNames[s.axis]});
-    IntegerAttr root = b.getI64IntegerAttr(oc[s.axis]);
-    if (s.kind != Split::Kind::Flat)
-      return dist::ScatterOp::create(b, loc, resultT, Type(), o,
-                                     meshRef, axes,
+  Value scatterStep(const plan::CommStep &s, Value o,
+                    RankedTensorType resultT) {
+    IntegerAttr root = b.getI64IntegerAttr(s.root);
+    if (s.split != Split::Kind::Flat)
+      return dist::ScatterOp::create(b, loc, resultT, Type(), o, meshRef,
+                                     axisNames(s.axes),
                                      b.getI64IntegerAttr(s.dim), root,
-                                     DenseI64ArrayAttr(), weightsOf(s))
+                                     DenseI64ArrayAttr(),
+                                     arrayOrNull(b, s.weights))
           .getResult();
     auto full = cast<RankedTensorType>(o.getType());
     Value flat = tensor::CollapseShapeOp::create(b, loc, o,
                                                  allDims(full.getRank()));
-    return dist::ScatterOp::create(b, loc, resultT, Type(), flat,
-                                   meshRef, axes, b.getI64IntegerAttr(0),
-                                   root, flatSizes(p, s), DenseI64ArrayAttr())
+    return dist::ScatterOp::create(b, loc, resultT, Type(), flat, meshRef,
+                                   axisNames(s.axes), b.getI64IntegerAttr(0),
+                                   root, arrayOrNull(b, s.sizes),
+                                   DenseI64ArrayAttr())
         .getResult();
   }
 

@@ -29,62 +29,22 @@ struct Traffic {
   double gathered = 0, scattered = 0;
 };
 
-/// Bytes every rank sends and receives for one parameter, simulating the
-/// chain muon-expand-step emits: gather pieces to the owner, scatter them
-/// back, broadcast to replicas.
+/// Bytes every rank sends and receives for one parameter: the transfers of
+/// its collective plan (the steps muon-expand-step emits). Gradient
+/// reductions are not counted; gathers count as gathered bytes, scatters and
+/// the broadcast to replicas as scattered bytes.
 void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
                 int64_t elementBytes, Traffic &t) {
-  const plan::ParamPlan &pp = p.plan;
-  std::vector<int64_t> oc = mesh.coords(owner);
-  auto holds = [&](const std::vector<int64_t> &c, size_t j) {
-    if (!plan::inGroup(pp, c))
-      return false;
-    for (int a : plan::holderAxes(pp, j))
-      if (c[a] != oc[a])
-        return false;
-    return true;
-  };
-  for (size_t j = 0; j < pp.chain.size(); ++j) {
-    int axis = pp.chain[j].axis;
-    layout::Layout before = plan::layoutAfter(pp, p.layout, j);
-    for (int64_t r = 0; r < mesh.numRanks(); ++r) {
-      std::vector<int64_t> c = mesh.coords(r);
-      if (!holds(c, j) || c[axis] == oc[axis])
-        continue;
-      double bytes = static_cast<double>(
-          layout::localShard(p.shape, before, mesh, c).numElements() *
-          elementBytes);
-      std::vector<int64_t> rootCoords = c;
-      rootCoords[axis] = oc[axis];
-      int64_t root = mesh.rank(rootCoords);
-      // Gather: r -> root; scatter: root -> r.
-      t.sent[r] += bytes;
-      t.received[root] += bytes;
-      t.sent[root] += bytes;
-      t.received[r] += bytes;
-      t.gathered += bytes;
-      t.scattered += bytes;
+  for (const plan::CommStep &step :
+       plan::planSteps(p.plan, p.layout, p.gradLayout, mesh, owner)) {
+    for (const plan::Transfer &x :
+         plan::transfersOf(p.plan, step, p.shape, mesh, owner)) {
+      double bytes = static_cast<double>(x.elements * elementBytes);
+      t.sent[x.from] += bytes;
+      t.received[x.to] += bytes;
+      (step.kind == plan::CommStep::Kind::Gather ? t.gathered : t.scattered) +=
+          bytes;
     }
-  }
-  if (pp.replicateAxes.empty())
-    return;
-  for (int64_t r = 0; r < mesh.numRanks(); ++r) {
-    std::vector<int64_t> c = mesh.coords(r);
-    bool isRoot = true;
-    for (int a : pp.replicateAxes)
-      if (c[a] != oc[a])
-        isRoot = false;
-    if (!plan::inGroup(pp, c) || isRoot)
-      continue;
-    double bytes = static_cast<double>(
-        layout::localShard(p.shape, p.layout, mesh, c).numElements() *
-        elementBytes);
-    std::vector<int64_t> rootCoords = c;
-    for (int a : pp.replicateAxes)
-      rootCoords[a] = oc[a];
-    t.received[r] += bytes;
-    t.sent[mesh.rank(rootCoords)] += bytes;
-    t.scattered += bytes;
   }
 }
 

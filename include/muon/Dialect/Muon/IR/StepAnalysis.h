@@ -19,6 +19,7 @@ struct ParamFacts {
   dist::DistTensorType type;
   std::vector<int64_t> shape;
   layout::Layout layout;
+  layout::Layout gradLayout;
   plan::ParamPlan plan;
 };
 
