@@ -71,6 +71,12 @@ public:
   LogicalResult run() {
     if (failed(localizeBoundary()) || failed(collectComms()))
       return failure();
+    // A step result the function does not return leaves a dist.from_local
+    // nobody reads: dead, not an error.
+    f.walk([](FromLocalOp op) {
+      if (op->use_empty())
+        op.erase();
+    });
     OpBuilder b = OpBuilder::atBlockBegin(&f.front());
     emitArgChecks(b);
     emitComms(b);

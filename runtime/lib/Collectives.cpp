@@ -468,6 +468,71 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
         muon::layout::chunk(length, out->size, i, w).size;
 }
 
+//--- Host helpers: collective over the world, with the timeout -------------
+
+} // extern "C"
+
+namespace {
+/// The world as a one-axis mesh (created on first use, like any comm).
+const Communicator &world(int64_t &handle) {
+  static int64_t h = 0;
+  if (!h) {
+    int64_t shape = backend().worldSize(), axis = 0;
+    muon_rt_i64_array s{&shape, &shape, 0, 1, 1}, a{&axis, &axis, 0, 1, 1};
+    h = _mlir_ciface_muon_rt_comm(&s, &a);
+  }
+  handle = h;
+  return communicator(h, "host");
+}
+
+Request hostRequest(const char *name, const Communicator &c) {
+  return Request{nullptr, {}, {}, name, c.name};
+}
+} // namespace
+
+extern "C" {
+
+void muon_rt_host_counts(int64_t n, int64_t *counts) {
+  int64_t handle;
+  const Communicator &c = world(handle);
+  Request r = hostRequest("host_counts", c);
+  std::string error;
+  r.op = backend().allGatherBytes(c.backendId, &n, sizeof n, counts, error);
+  if (!r.op)
+    fatal(r.name, r.comm, error);
+  submit(std::move(r), 0);
+}
+
+void muon_rt_host_gather_f32(const float *data, int64_t n, float *out,
+                             const int64_t *counts) {
+  int64_t handle;
+  const Communicator &c = world(handle);
+  Request r = hostRequest("host_gather", c);
+  if (counts[c.rank] != n)
+    fatal(r.name, r.comm,
+          "this rank sends " + std::to_string(n) + " elements but the counts "
+          "say " + std::to_string(counts[c.rank]));
+  Counts all = Counts::of(std::vector<int64_t>(counts, counts + c.size));
+  std::string error;
+  r.op = backend().gatherV(c.backendId, data, n, out, all, 0, error);
+  if (!r.op)
+    fatal(r.name, r.comm, error);
+  submit(std::move(r), 0);
+}
+
+void muon_rt_host_all_gather_f64(const double *data, int64_t n, double *out) {
+  int64_t handle;
+  const Communicator &c = world(handle);
+  Request r = hostRequest("host_all_gather", c);
+  std::string error;
+  r.op = backend().allGatherBytes(c.backendId, data,
+                                  n * static_cast<int64_t>(sizeof(double)),
+                                  out, error);
+  if (!r.op)
+    fatal(r.name, r.comm, error);
+  submit(std::move(r), 0);
+}
+
 void muon_rt_wait(int64_t request) {
   auto it = requests.find(request);
   if (it == requests.end())

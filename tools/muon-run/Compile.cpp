@@ -32,7 +32,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
     return failure();
   PassManager pm(&context);
   buildMuonToLLVMPipeline(pm, MuonToLLVMOptions());
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) || failed(readRoles(*module, *spec)))
     return failure();
   return spec;
 }

@@ -1,9 +1,9 @@
 //===- StepSpec.h - What muon-run needs to know about a step --*- C++ -*-===//
 //
-// Read off the input module before lowering: the entry function, which of
-// its arguments / results is which parameter, gradient or momentum, their
-// global shapes and layouts, the mesh, and the hyperparameters the
-// reference needs.
+// Read off the input module before lowering: the entry function, the
+// parameters' global shapes and layouts, the mesh, and the hyperparameters
+// the reference needs. Which argument / result is which parameter, gradient
+// or momentum is read after lowering from the roles the compiler records.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +35,7 @@ struct ParamSpec {
   std::string name;
   std::vector<int64_t> shape;
   layout::Layout layout; ///< Of the parameter (and momentum).
+  layout::Layout gradLayout;
   plan::ParamPlan plan;
 };
 
@@ -46,10 +47,17 @@ struct StepSpec {
   Hyper hyper;
 };
 
-/// Finds the entry (`entry`, or the only function with a muon.step) and
-/// describes it. Errors are emitted as diagnostics on the offending op.
+/// Finds the entry (`entry`, or the only function with a muon.step),
+/// checks muon-run's entry rules (docs/running.md) and describes the
+/// parameters. Errors are emitted as diagnostics on the offending op.
+/// `args` and `results` stay empty: readRoles fills them.
 mlir::FailureOr<StepSpec> describeStep(mlir::ModuleOp module,
                                        llvm::StringRef entry);
+
+/// Fills spec.args / spec.results from the roles muon-expand-step recorded
+/// on the entry (muon.arg_roles / muon.result_roles), read off the lowered
+/// module. An argument with several roles is an error.
+mlir::LogicalResult readRoles(mlir::ModuleOp lowered, StepSpec &spec);
 
 } // namespace run
 } // namespace muon

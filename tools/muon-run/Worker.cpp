@@ -24,10 +24,6 @@
 
 #include "llvm/Support/TargetSelect.h"
 
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -199,13 +195,14 @@ public:
     double mine[3] = {static_cast<double>(c.ns_calls),
                       static_cast<double>(c.ns_matrices), c.ns_flops};
     std::vector<double> all(3 * size);
-    MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
-    int pass = 1;
+    muon_rt_host_all_gather_f64(mine, 3, all.data());
+    double pass = 1;
     if (rank == 0)
       pass = report(p, m, all, replicasAgree, compileSeconds);
-    MPI_Bcast(&pass, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return pass ? 0 : 1;
+    // Every rank exits with rank 0's verdict.
+    std::vector<double> verdicts(size);
+    muon_rt_host_all_gather_f64(&pass, 1, verdicts.data());
+    return verdicts[0] != 0 ? 0 : 1;
   }
 
   double stepSeconds = 0, referenceSeconds = 0;
@@ -243,18 +240,16 @@ private:
   std::vector<float> assemble(size_t i, const std::vector<float> &local,
                               bool &agree) {
     const ParamSpec &ps = spec.params[i];
-    int count = static_cast<int>(local.size());
-    std::vector<int> counts(size), displs(size);
-    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0,
-               MPI_COMM_WORLD);
-    int total = 0;
+    int64_t count = static_cast<int64_t>(local.size());
+    std::vector<int64_t> counts(size), displs(size);
+    muon_rt_host_counts(count, counts.data());
+    int64_t total = 0;
     for (int r = 0; r < size; ++r) {
       displs[r] = total;
       total += counts[r];
     }
     std::vector<float> all(rank == 0 ? total : 0);
-    MPI_Gatherv(local.data(), count, MPI_FLOAT, all.data(), counts.data(),
-                displs.data(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    muon_rt_host_gather_f32(local.data(), count, all.data(), counts.data());
     if (rank != 0)
       return {};
     std::vector<float> full(numElements(ps.shape), NAN);

@@ -11,6 +11,7 @@
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -314,11 +315,70 @@ private:
   }
 };
 
+/// Records on the enclosing function which of its arguments and results are
+/// which step operand / result (the entry contract a host reads:
+/// docs/muon-dialect.md, "Argument roles"). Must run before the step is
+/// expanded, while its operands and results are still visible.
+void recordRoles(StepOp step, int64_t stepIndex) {
+  auto fn = step->getParentOfType<func::FuncOp>();
+  if (!fn)
+    return;
+  MLIRContext *ctx = step.getContext();
+  Builder b(ctx);
+  int64_t n = step.getNumParams();
+  auto role = [&](StringRef what, int64_t param) {
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("role", b.getStringAttr(what)),
+         b.getNamedAttr("param", b.getI64IntegerAttr(param)),
+         b.getNamedAttr("name", step.getParamInfoOf(param).getName()),
+         b.getNamedAttr("step", b.getI64IntegerAttr(stepIndex))});
+  };
+  auto extend = [&](StringRef attrName, size_t count,
+                    function_ref<void(size_t, SmallVector<Attribute> &)> add) {
+    SmallVector<Attribute> all;
+    auto old = fn->getAttrOfType<ArrayAttr>(attrName);
+    for (size_t i = 0; i < count; ++i) {
+      SmallVector<Attribute> roles;
+      if (old && i < old.size())
+        llvm::append_range(roles, cast<ArrayAttr>(old[i]));
+      add(i, roles);
+      all.push_back(b.getArrayAttr(roles));
+    }
+    fn->setAttr(attrName, b.getArrayAttr(all));
+  };
+  extend("muon.arg_roles", fn.getNumArguments(),
+         [&](size_t a, SmallVector<Attribute> &roles) {
+           Value arg = fn.getArgument(a);
+           for (int64_t i = 0; i < n; ++i) {
+             if (step.getParams()[i] == arg)
+               roles.push_back(role("param", i));
+             if (step.getGrads()[i] == arg)
+               roles.push_back(role("grad", i));
+             if (step.getMomenta()[i] == arg)
+               roles.push_back(role("momentum", i));
+           }
+         });
+  if (fn.isExternal() || !fn.getBody().hasOneBlock())
+    return;
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  if (!ret)
+    return;
+  extend("muon.result_roles", ret.getNumOperands(),
+         [&](size_t r, SmallVector<Attribute> &roles) {
+           auto res = dyn_cast<OpResult>(ret.getOperand(r));
+           if (!res || res.getOwner() != step.getOperation())
+             return;
+           int64_t k = res.getResultNumber();
+           roles.push_back(role(k < n ? "param" : "momentum", k % n));
+         });
+}
+
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
   void runOnOperation() override {
     SmallVector<StepOp> steps;
     getOperation().walk([&](StepOp s) { steps.push_back(s); });
+    llvm::DenseMap<Operation *, int64_t> stepsInFunction;
     for (StepOp step : steps) {
       if (!step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners first");
@@ -327,6 +387,7 @@ struct MuonExpandStepPass
       FailureOr<StepFacts> facts = analyzeStep(step);
       if (failed(facts))
         return signalPassFailure();
+      recordRoles(step, stepsInFunction[step->getParentOp()]++);
       StepExpander(step, *facts).run();
     }
   }

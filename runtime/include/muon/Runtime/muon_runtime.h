@@ -152,6 +152,21 @@ void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
 void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected);
 
+/*--- Host helpers (not called by compiled code) ----------------------------*/
+/* Collective over the world like any collective (every rank calls them at
+ * the same point), within the timeout, failing like any other call. A host
+ * program collects results through these, never around the runtime. */
+
+/* Every rank's `n` into counts[0 .. world_size), on every rank. */
+void muon_rt_host_counts(int64_t n, int64_t *counts);
+/* Every rank's `n` floats, concatenated in rank order, into `out` on world
+ * rank 0 (ignored elsewhere); `counts` as returned by muon_rt_host_counts. */
+void muon_rt_host_gather_f32(const float *data, int64_t n, float *out,
+                             const int64_t *counts);
+/* Every rank's `n` doubles (the same n everywhere), concatenated in rank
+ * order, into `out` on every rank. */
+void muon_rt_host_all_gather_f64(const double *data, int64_t n, double *out);
+
 /*--- Counters (zero-redundancy proof) ---------------------------------------*/
 
 typedef struct {

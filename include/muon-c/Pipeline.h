@@ -1,0 +1,54 @@
+/*===-- muon-c/Pipeline.h - C API: the muon-to-llvm pipeline ------*- C -*-===*\
+|*                                                                            *|
+|* Builds the pipeline that takes a module with `muon.step` ops to the LLVM   *|
+|* dialect (C-interface entry points over the runtime). See docs/c-api.md.    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef MUON_C_PIPELINE_H
+#define MUON_C_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The options of the muon-to-llvm pipeline (the C form of the C++
+/// muon::MuonToLLVMOptions and of `--muon-to-llvm="target=... assign-owners=..."`).
+/// Start from muonLLVMPipelineOptionsDefault() and change fields: a
+/// zero-initialised struct has an empty (unknown) target.
+typedef struct MuonLLVMPipelineOptions {
+  /// Code generation target, by name. Available: "cpu" (host code over the
+  /// MPI + CBLAS runtime). The string is only read during
+  /// muonBuildMuonToLLVMPipeline.
+  MlirStringRef target;
+  /// Run muon-assign-owners first (steps with explicit owners keep them).
+  bool assignOwners;
+} MuonLLVMPipelineOptions;
+
+/// The defaults: target "cpu", assignOwners true.
+MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
+
+/// Adds the muon-to-llvm passes to `pm` (built from pass constructors: the
+/// global pass registry is not needed, only muonRegisterAllDialects in the
+/// context's registry). Run it on a builtin.module, e.g. with
+/// mlirPassManagerRunOnOp on the module's operation, from a pass manager made
+/// with mlirPassManagerCreate and mlirPassManagerGetAsOpPassManager.
+///
+/// Fails, adding nothing, for an unknown `options.target`; then
+/// `errorCallback` (when not NULL) receives a message naming the target and
+/// the available ones, possibly in several pieces, with `userData`.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
+    MlirOpPassManager pm, MuonLLVMPipelineOptions options,
+    MlirStringCallback errorCallback, void *userData);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MUON_C_PIPELINE_H */

@@ -1,0 +1,152 @@
+//===- Step.cpp - C API: querying muon.step ops ---------------------------===//
+
+#include "muon-c/Step.h"
+
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Dialect/Muon/IR/StepAnalysis.h"
+#include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Plan/ParamPlan.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace mlir;
+using ::muon::optim::StepOp;
+namespace optim = ::muon::optim;
+namespace plan = ::muon::plan;
+
+intptr_t muonModuleNumSteps(MlirOperation module) {
+  intptr_t n = 0;
+  unwrap(module)->walk([&](StepOp) { ++n; });
+  return n;
+}
+
+MlirOperation muonModuleGetStep(MlirOperation module, intptr_t index) {
+  Operation *found = nullptr;
+  if (index < 0)
+    return wrap(found);
+  intptr_t i = 0;
+  unwrap(module)->walk([&](StepOp step) {
+    if (i++ != index)
+      return WalkResult::advance();
+    found = step.getOperation();
+    return WalkResult::interrupt();
+  });
+  return wrap(found);
+}
+
+MlirLogicalResult muonStepReport(MlirOperation moduleOp,
+                                 MlirStringCallback callback, void *userData) {
+  Operation *op = unwrap(moduleOp);
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module) {
+    op->emitError("muonStepReport: expected a 'builtin.module', got '")
+        << op->getName() << "'";
+    return mlirLogicalResultFailure();
+  }
+
+  // The report writes to a file (its `output` option); give it a temporary
+  // one and hand the text to the callback.
+  SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("muon-report", "txt", path)) {
+    op->emitError("muonStepReport: cannot create a temporary file: ")
+        << ec.message();
+    return mlirLogicalResultFailure();
+  }
+  llvm::FileRemover remover(path);
+
+  // muon-assign-owners (re)computes the owners of every step whose strategy
+  // is not explicit; run it only when a step has none, and give the steps
+  // that had owners their own back.
+  bool needOwners = false;
+  std::vector<std::pair<StepOp, std::vector<int64_t>>> given;
+  module.walk([&](StepOp step) {
+    if (std::optional<ArrayRef<int64_t>> owners = step.getOwners())
+      given.emplace_back(step, std::vector<int64_t>(owners->begin(),
+                                                    owners->end()));
+    else
+      needOwners = true;
+  });
+
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  if (needOwners)
+    pm.addPass(optim::createMuonAssignOwners());
+  optim::MuonReportOptions report;
+  report.output = std::string(path.str());
+  pm.addPass(optim::createMuonReport(report));
+  LogicalResult result = pm.run(module);
+  for (auto &[step, owners] : given)
+    step.setOwners(owners);
+  if (failed(result))
+    return mlirLogicalResultFailure();
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!text) {
+    op->emitError("muonStepReport: cannot read the report back: ")
+        << text.getError().message();
+    return mlirLogicalResultFailure();
+  }
+  if ((*text)->getBufferSize() && callback)
+    callback(wrap((*text)->getBuffer()), userData);
+  return mlirLogicalResultSuccess();
+}
+
+intptr_t muonStepNumParams(MlirOperation step) {
+  auto op = dyn_cast<StepOp>(unwrap(step));
+  return op ? static_cast<intptr_t>(op.getNumParams()) : -1;
+}
+
+MlirLogicalResult muonStepPlan(MlirOperation stepOp, intptr_t param,
+                               MlirStringCallback callback, void *userData) {
+  Operation *op = unwrap(stepOp);
+  auto step = dyn_cast<StepOp>(op);
+  if (!step) {
+    op->emitError("muonStepPlan: expected a 'muon.step', got '")
+        << op->getName() << "'";
+    return mlirLogicalResultFailure();
+  }
+  if (param < 0 || param >= step.getNumParams()) {
+    step.emitOpError("has no parameter ")
+        << param << " (it has " << step.getNumParams() << ")";
+    return mlirLogicalResultFailure();
+  }
+  std::optional<ArrayRef<int64_t>> owners = step.getOwners();
+  if (!owners) {
+    step.emitOpError("has no owners; run muon-assign-owners (or "
+                     "muonStepReport) before muonStepPlan");
+    return mlirLogicalResultFailure();
+  }
+  if (static_cast<int64_t>(owners->size()) != step.getNumParams()) {
+    step.emitOpError("has ")
+        << owners->size() << " owners for " << step.getNumParams()
+        << " parameters";
+    return mlirLogicalResultFailure();
+  }
+  FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
+  if (failed(facts))
+    return mlirLogicalResultFailure();
+  const optim::ParamFacts &p = facts->params[param];
+  // Describe every step first: the callback sees all of the plan or none.
+  std::vector<std::string> lines;
+  for (const plan::CommStep &s : plan::planSteps(
+           p.plan, p.layout, p.gradLayout, facts->mesh, (*owners)[param]))
+    lines.push_back(plan::describe(s, facts->mesh));
+  if (callback)
+    for (const std::string &line : lines)
+      callback(mlirStringRefCreate(line.data(), line.size()), userData);
+  return mlirLogicalResultSuccess();
+}
