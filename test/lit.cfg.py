@@ -34,6 +34,7 @@ tools = [
     ToolSubst("muon-opt", unresolved="fatal"),
     ToolSubst("muon-lsp-server", unresolved="fatal"),
     ToolSubst("muon-run", unresolved="fatal"),
+    ToolSubst("muon-capi-test", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.muon_tools_dir])
 

@@ -32,7 +32,7 @@ MLIR_CAPI_EXPORTED void muonRegisterAllDialects(MlirDialectRegistry registry);
 /// Registers the project's passes and the `muon-to-llvm` pipeline with the
 /// global pass registry (muon::registerAllPasses), for textual pipelines
 /// (mlirParsePassPipeline / mlirOpPassManagerAddPipeline). Not needed for
-/// muonBuildMuonToLLVMPipeline.
+/// muonBuildMuonToLLVMPipeline. Calling it again does nothing.
 MLIR_CAPI_EXPORTED void muonRegisterAllPasses(void);
 
 #ifdef __cplusplus

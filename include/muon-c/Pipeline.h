@@ -42,7 +42,7 @@ MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 ///
 /// Fails, adding nothing, for an unknown `options.target`; then
 /// `errorCallback` (when not NULL) receives a message naming the target and
-/// the available ones, possibly in several pieces, with `userData`.
+/// the available ones (in one call) with `userData`.
 MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
     MlirOpPassManager pm, MuonLLVMPipelineOptions options,
     MlirStringCallback errorCallback, void *userData);

@@ -17,4 +17,8 @@ void muonRegisterAllDialects(MlirDialectRegistry registry) {
   muon::registerAllDialects(*unwrap(registry));
 }
 
-void muonRegisterAllPasses(void) { muon::registerAllPasses(); }
+void muonRegisterAllPasses(void) {
+  // The pass registry refuses a pipeline registered twice: register once.
+  static const bool registered = (muon::registerAllPasses(), true);
+  (void)registered;
+}

@@ -6,10 +6,12 @@
 
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
-#include "mlir/CAPI/Utils.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 namespace {
 /// The targets by name, as the textual option spells them.
@@ -22,7 +24,7 @@ constexpr TargetName kTargets[] = {{"cpu", muon::Target::Cpu}};
 
 MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
   MuonLLVMPipelineOptions options;
-  options.target = mlirStringRefCreateFromCString("cpu");
+  options.target = mlirStringRefCreate("cpu", 3);
   options.assignOwners = true;
   return options;
 }
@@ -38,11 +40,13 @@ MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
       found = &t;
   if (!found) {
     if (errorCallback) {
-      mlir::detail::CallbackOstream os(errorCallback, userData);
+      std::string message;
+      llvm::raw_string_ostream os(message);
       os << "muon-to-llvm: unknown target '" << target
          << "'; available targets: ";
       llvm::interleave(
           kTargets, os, [&](const TargetName &t) { os << t.name; }, ", ");
+      errorCallback(wrap(llvm::StringRef(message)), userData);
     }
     return mlirLogicalResultFailure();
   }

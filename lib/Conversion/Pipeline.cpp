@@ -25,8 +25,13 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
     pm.addPass(optim::createMuonAssignOwners());
   // Distribution and compute ops to runtime calls on local tensors.
   pm.addPass(optim::createMuonExpandStep());
-  pm.addPass(createConvertMuonToRuntime());
-  pm.addPass(createConvertDistToRuntime());
+  pm.addPass(createConvertMuonToLinalg());
+  ConvertMuonToRuntimeOptions nsOptions;
+  nsOptions.target = options.target;
+  pm.addPass(createConvertMuonToRuntime(nsOptions));
+  ConvertDistToRuntimeOptions distOptions;
+  distOptions.target = options.target;
+  pm.addPass(createConvertDistToRuntime(distOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

@@ -1,6 +1,6 @@
 //===- RuntimeCalls.cpp - Building calls into the step runtime ------------===//
 
-#include "RuntimeCalls.h"
+#include "muon/Conversion/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -3,7 +3,7 @@
 // anything else; communicators are created up front, in one order; rooted
 // collectives become runtime calls with the resolved extents.
 
-// RUN: muon-opt %s --muon-expand-step --convert-muon-to-runtime --convert-dist-to-runtime | FileCheck %s
+// RUN: muon-opt %s --muon-expand-step --convert-muon-to-linalg --convert-muon-to-runtime --convert-dist-to-runtime | FileCheck %s
 
 dist.mesh @m [dp = 2, tp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>, replicate]>

@@ -2,7 +2,7 @@
 // and an in-place runtime call (BLAS, counted); momentum and the update
 // become elementwise linalg.generic with the exact step formulas.
 
-// RUN: muon-opt %s --convert-muon-to-runtime | FileCheck %s
+// RUN: muon-opt %s --convert-muon-to-linalg --convert-muon-to-runtime | FileCheck %s
 
 // CHECK-DAG: memref.global "private" constant @[[COEFFS:.*]] : memref<3xf64> = dense<[3.444500e+00, -4.775000e+00, 2.031500e+00]>
 // CHECK-DAG: func.func private @muon_rt_newton_schulz(memref<*xf32>, i64, memref<?xf64>, f64) attributes {llvm.emit_c_interface}

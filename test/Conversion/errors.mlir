@@ -1,5 +1,5 @@
 // Every diagnostic of the CPU lowering passes.
-// RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-muon-to-runtime
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-muon-to-linalg --convert-muon-to-runtime
 
 func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   // expected-error @below {{'muon.newton_schulz' op Newton-Schulz in 'bf16' is not lowered to the CPU runtime yet: use ns_dtype = f32}}

@@ -6,7 +6,10 @@
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 
+#include "muon/Runtime/muon_runtime.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -120,72 +123,96 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry) {
   return spec;
 }
 
-/// One recorded role: {role = "param"|"grad"|"momentum", param = i, ...}.
-static LogicalResult roleOf(Operation *entry, Attribute a, const char *what,
-                            size_t index, const StepSpec &spec,
-                            TensorSpec &t) {
-  auto list = dyn_cast<ArrayAttr>(a);
-  auto describeRole = [&](DictionaryAttr d) {
-    std::string s = d.getAs<StringAttr>("role").getValue().str();
-    int64_t p = d.getAs<IntegerAttr>("param").getInt();
-    return s + " of '" + spec.params[p].name + "'";
-  };
-  if (!list || list.empty())
-    return entry->emitError() << what << " #" << index
-                              << " has no recorded role";
-  if (list.size() > 1)
-    return entry->emitError()
-           << what << " #" << index << " is both the "
-           << describeRole(cast<DictionaryAttr>(list[0])) << " and the "
-           << describeRole(cast<DictionaryAttr>(list[1]))
-           << "; muon-run generates one tensor per argument, so give each "
-              "role an argument of its own";
-  auto d = dyn_cast<DictionaryAttr>(list[0]);
-  auto role = d ? d.getAs<StringAttr>("role") : StringAttr();
-  auto param = d ? d.getAs<IntegerAttr>("param") : IntegerAttr();
-  if (!role || !param || param.getInt() < 0 ||
-      param.getInt() >= static_cast<int64_t>(spec.params.size()))
-    return entry->emitError() << what << " #" << index
-                              << " has a malformed role " << list[0];
-  t.param = param.getInt();
-  if (role.getValue() == "param")
-    t.role = Role::Param;
-  else if (role.getValue() == "grad")
-    t.role = Role::Grad;
-  else if (role.getValue() == "momentum")
-    t.role = Role::Momentum;
-  else
-    return entry->emitError() << what << " #" << index << " has unknown role "
-                              << role;
-  const ParamSpec &p = spec.params[t.param];
-  t.layout = t.role == Role::Grad ? p.gradLayout : p.layout;
-  return success();
-}
+namespace {
+/// Reads the compiler's role table of the entry (muon_runtime.h, "Entry
+/// points"): one TensorSpec per argument / result.
+class RoleTableReader {
+public:
+  RoleTableReader(Operation *at, ArrayRef<int64_t> table, const StepSpec &spec)
+      : at(at), table(table), spec(spec) {}
+
+  LogicalResult read(std::vector<TensorSpec> &args,
+                     std::vector<TensorSpec> &results) {
+    if (table.size() < 3 || table[0] != MUON_RT_ROLES_VERSION)
+      return at->emitError("role table of @")
+             << spec.entry << " has an unknown format";
+    int64_t numArgs = table[1], numResults = table[2];
+    pos = 3;
+    for (int64_t i = 0; i < numArgs; ++i)
+      if (failed(entry("argument", i, args)))
+        return failure();
+    for (int64_t i = 0; i < numResults; ++i)
+      if (failed(entry("result", i, results)))
+        return failure();
+    return success();
+  }
+
+private:
+  std::string describe(int64_t role, int64_t param) const {
+    const char *what = role == MUON_RT_ROLE_PARAM  ? "param"
+                       : role == MUON_RT_ROLE_GRAD ? "grad"
+                                                   : "momentum";
+    return std::string(what) + " of '" + spec.params[param].name + "'";
+  }
+
+  LogicalResult entry(const char *what, int64_t index,
+                      std::vector<TensorSpec> &out) {
+    if (pos >= table.size())
+      return at->emitError("role table of @") << spec.entry << " is short";
+    int64_t k = table[pos++];
+    if (k < 0 || pos + 3 * static_cast<size_t>(k) > table.size())
+      return at->emitError("role table of @") << spec.entry << " is short";
+    auto triple = [&](int64_t j) { return table.slice(pos + 3 * j, 3); };
+    for (int64_t j = 0; j < k; ++j) {
+      ArrayRef<int64_t> t = triple(j);
+      if (t[1] != 0 || t[2] < 0 ||
+          t[2] >= static_cast<int64_t>(spec.params.size()) ||
+          t[0] < MUON_RT_ROLE_PARAM || t[0] > MUON_RT_ROLE_MOMENTUM)
+        return at->emitError() << what << " #" << index
+                               << " has a malformed role in the table of @"
+                               << spec.entry;
+    }
+    if (k == 0)
+      return at->emitError() << what << " #" << index
+                             << " has no role in the muon.step";
+    if (k > 1)
+      return at->emitError()
+             << what << " #" << index << " is both the "
+             << describe(triple(0)[0], triple(0)[2]) << " and the "
+             << describe(triple(1)[0], triple(1)[2])
+             << "; muon-run generates one tensor per argument, so give each "
+                "role an argument of its own";
+    TensorSpec t;
+    int64_t role = triple(0)[0];
+    t.param = triple(0)[2];
+    t.role = role == MUON_RT_ROLE_PARAM  ? Role::Param
+             : role == MUON_RT_ROLE_GRAD ? Role::Grad
+                                         : Role::Momentum;
+    const ParamSpec &p = spec.params[t.param];
+    t.layout = t.role == Role::Grad ? p.gradLayout : p.layout;
+    out.push_back(t);
+    pos += 3 * k;
+    return success();
+  }
+
+  Operation *at;
+  ArrayRef<int64_t> table;
+  const StepSpec &spec;
+  size_t pos = 0;
+};
+} // namespace
 
 LogicalResult run::readRoles(ModuleOp lowered, StepSpec &spec) {
-  Operation *entry = lowered.lookupSymbol(spec.entry);
-  if (!entry)
-    return lowered.emitError("the lowered module has no @") << spec.entry;
-  auto args = entry->getAttrOfType<ArrayAttr>("muon.arg_roles");
-  auto results = entry->getAttrOfType<ArrayAttr>("muon.result_roles");
-  if (!args || !results)
-    return entry->emitError("@")
-           << spec.entry
-           << " carries no muon.arg_roles / muon.result_roles: it was not "
-              "produced by muon-expand-step";
+  std::string name = "__muon_roles_" + spec.entry;
+  auto global = lowered.lookupSymbol<LLVM::GlobalOp>(name);
+  auto values = global ? dyn_cast_or_null<DenseIntElementsAttr>(
+                             global.getValueOrNull())
+                       : DenseIntElementsAttr();
+  if (!values)
+    return lowered.emitError("the lowered module publishes no role table @")
+           << name << ": the entry was not produced by muon-expand-step";
+  SmallVector<int64_t> table(values.getValues<int64_t>());
   spec.args.clear();
   spec.results.clear();
-  for (auto [i, a] : llvm::enumerate(args)) {
-    TensorSpec t;
-    if (failed(roleOf(entry, a, "argument", i, spec, t)))
-      return failure();
-    spec.args.push_back(t);
-  }
-  for (auto [i, a] : llvm::enumerate(results)) {
-    TensorSpec t;
-    if (failed(roleOf(entry, a, "result", i, spec, t)))
-      return failure();
-    spec.results.push_back(t);
-  }
-  return success();
+  return RoleTableReader(global, table, spec).read(spec.args, spec.results);
 }

@@ -54,9 +54,9 @@ struct StepSpec {
 mlir::FailureOr<StepSpec> describeStep(mlir::ModuleOp module,
                                        llvm::StringRef entry);
 
-/// Fills spec.args / spec.results from the roles muon-expand-step recorded
-/// on the entry (muon.arg_roles / muon.result_roles), read off the lowered
-/// module. An argument with several roles is an error.
+/// Fills spec.args / spec.results from the role table the compiler
+/// publishes for the entry (__muon_roles_<entry>, muon_runtime.h), read off
+/// the lowered module. An argument with several roles is an error.
 mlir::LogicalResult readRoles(mlir::ModuleOp lowered, StepSpec &spec);
 
 } // namespace run

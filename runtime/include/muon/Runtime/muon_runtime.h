@@ -55,6 +55,25 @@ typedef struct {
  * only. */
 enum { MUON_RT_SUM = 0, MUON_RT_AVG = 1, MUON_RT_MAX = 2, MUON_RT_MIN = 3 };
 
+/*--- Entry points -----------------------------------------------------------*/
+/* A lowered entry @F takes its arguments' local shards, then one out-buffer
+ * per result (MLIR's C interface: _mlir_ciface_F). Which argument / result
+ * is which parameter, gradient or momentum is published by the compiler in
+ * a public constant table `__muon_roles_F` of int64 values:
+ *   [MUON_RT_ROLES_VERSION, num_args, num_results,
+ *    then per argument and then per result: k, (role, step, param) * k]
+ * where role is a MUON_RT_ROLE_*, step the index of the muon.step in the
+ * function (in program order) and param the parameter's index in that step;
+ * k is 0 for a tensor no step uses and 2 or more when one value plays
+ * several roles (a host that generates one tensor per role must refuse
+ * that). */
+enum { MUON_RT_ROLES_VERSION = 1 };
+enum {
+  MUON_RT_ROLE_PARAM = 0,
+  MUON_RT_ROLE_GRAD = 1,
+  MUON_RT_ROLE_MOMENTUM = 2
+};
+
 /*--- Process and job --------------------------------------------------------*/
 
 /* Initialises the backend (MUON_RT_BACKEND, default "mpi") from the launcher's

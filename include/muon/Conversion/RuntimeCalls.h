@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MUON_LIB_CONVERSION_RUNTIMECALLS_H
-#define MUON_LIB_CONVERSION_RUNTIMECALLS_H
+#ifndef MUON_CONVERSION_RUNTIMECALLS_H
+#define MUON_CONVERSION_RUNTIMECALLS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -80,4 +80,4 @@ private:
 
 } // namespace muon
 
-#endif // MUON_LIB_CONVERSION_RUNTIMECALLS_H
+#endif // MUON_CONVERSION_RUNTIMECALLS_H

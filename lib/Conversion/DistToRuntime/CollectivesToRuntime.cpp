@@ -1,0 +1,423 @@
+//===- CollectivesToRuntime.cpp - dist collectives to runtime calls -------===//
+//
+// One OpConversionPattern per collective and rank query. A collective on a
+// local tensor becomes a runtime call on buffers: bufferization.to_buffer of
+// the operand, a fresh result buffer, the communicator created at the top
+// of the function, and the members' extents along the split dim.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/DistToRuntime/DistToRuntime.h"
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "muon/Runtime/muon_runtime.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace muon::dist;
+using muon::CommunicatorTable;
+using muon::RuntimeCalls;
+using muon::RuntimeFn;
+namespace layout = muon::layout;
+
+//===----------------------------------------------------------------------===//
+// Communicators
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The mesh and axes of a collective or dist.coord.
+std::pair<FlatSymbolRefAttr, ArrayAttr> commOf(Operation *op) {
+  if (auto c = dyn_cast<CollectiveOpInterface>(op))
+    return {c.getMeshAttr(), c.getAxes()};
+  auto coord = cast<CoordOp>(op);
+  return {coord.getMeshAttr(), coord.getAxes()};
+}
+
+std::string keyOf(MeshOp mesh, ArrayRef<int> axes) {
+  std::string s = mesh.getSymName().str();
+  for (int a : axes)
+    s += "," + std::to_string(a);
+  return s;
+}
+} // namespace
+
+LogicalResult CommunicatorTable::createFor(func::FuncOp fn, RuntimeCalls &rt) {
+  OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
+  Location loc = fn.getLoc();
+  WalkResult r = fn.walk([&](Operation *op) {
+    if (!isa<CollectiveOpInterface, CoordOp>(op))
+      return WalkResult::advance();
+    auto [meshName, axes] = commOf(op);
+    MeshOp mesh = lookupMesh(op, meshName);
+    if (!mesh) {
+      op->emitOpError("unknown mesh ") << meshName;
+      return WalkResult::interrupt();
+    }
+    std::vector<int> indices = axisIndices(mesh, axes);
+    auto key = std::make_pair(fn.getOperation(), keyOf(mesh, indices));
+    if (entries.count(key))
+      return WalkResult::advance();
+    Entry e;
+    SmallVector<int64_t> axisList(indices.begin(), indices.end());
+    for (int a : indices)
+      e.size *= mesh.getShape()[a];
+    e.handle = rt.callValue(b, loc, RuntimeFn::muon_rt_comm,
+                            {rt.i64Table(b, loc, mesh.getShape()),
+                             rt.i64Table(b, loc, axisList)});
+    entries[key] = e;
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+Value CommunicatorTable::lookup(Operation *op) const {
+  auto [meshName, axes] = commOf(op);
+  MeshOp mesh = lookupMesh(op, meshName);
+  auto fn = op->getParentOfType<func::FuncOp>();
+  return entries
+      .at({fn.getOperation(), keyOf(mesh, axisIndices(mesh, axes))})
+      .handle;
+}
+
+int64_t CommunicatorTable::groupSize(Operation *op) const {
+  auto [meshName, axes] = commOf(op);
+  MeshOp mesh = lookupMesh(op, meshName);
+  int64_t n = 1;
+  for (int a : axisIndices(mesh, axes))
+    n *= mesh.getShape()[a];
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Extents and result sizes
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The runtime's number for a reduction (muon_runtime.h): a switch, so that
+/// a new #dist.reduce kind is a compile-time warning here, not a silent
+/// off-by-one across the ABI.
+int64_t runtimeReduction(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::Sum:
+    return MUON_RT_SUM;
+  case ReduceKind::Avg:
+    return MUON_RT_AVG;
+  case ReduceKind::Max:
+    return MUON_RT_MAX;
+  case ReduceKind::Min:
+    return MUON_RT_MIN;
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// What the collective patterns share: the runtime, the communicators, and
+/// the extent logic.
+class CollectiveLowering {
+public:
+  CollectiveLowering(RuntimeCalls &rt, CommunicatorTable &comms)
+      : rt(rt), comms(comms) {}
+
+  Value commRank(OpBuilder &b, Location loc, Value comm) const {
+    Value r = rt.callValue(b, loc, RuntimeFn::muon_rt_comm_rank, {comm});
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), r);
+  }
+
+  /// Size `d` of `operand`; with a root, the root's size (its operand is
+  /// the only one that means anything: others pass placeholders).
+  Value operandDim(OpBuilder &b, Location loc, Value operand, int64_t d,
+                   Value comm, std::optional<int64_t> root) const {
+    if (!root)
+      return tensor::DimOp::create(b, loc, operand, d);
+    Value v = rt.callValue(b, loc, RuntimeFn::muon_rt_root_dim,
+                           {comm, RuntimeCalls::unrankedBufferOf(b, loc, operand),
+                            RuntimeCalls::i64(b, loc, *root),
+                            RuntimeCalls::i64(b, loc, d)});
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+
+  struct Extents {
+    Value table;                 ///< memref<?xi64>, one entry per member
+    Value total;                 ///< index: the full length, when dynamic
+    SmallVector<int64_t> values; ///< when static
+  };
+
+  /// The members' lengths along the split dim. Static when the full length
+  /// is (chunk rule, weights) or `sizes` are given: a constant table.
+  /// Otherwise (the length depends on the rank, e.g. a storage split of an
+  /// uneven TP shard) they are found at run time: gathers exchange the
+  /// members' actual lengths, scatters apply the chunk rule to the length
+  /// the root (or, for reduce_scatter, every member) holds.
+  Extents extents(OpBuilder &b, Location loc, Operation *op, Value input,
+                  int64_t dim, bool gathering, int64_t length,
+                  std::optional<ArrayRef<int64_t>> sizes,
+                  std::optional<ArrayRef<int64_t>> weights,
+                  std::optional<int64_t> root) const {
+    int64_t k = comms.groupSize(op);
+    std::vector<int64_t> w;
+    if (weights)
+      w.assign(weights->begin(), weights->end());
+    Extents e;
+    if (sizes || !ShapedType::isDynamic(length)) {
+      if (sizes)
+        e.values.assign(sizes->begin(), sizes->end());
+      else
+        for (int64_t i = 0; i < k; ++i)
+          e.values.push_back(layout::chunk(length, k, i, w).size);
+      e.table = rt.i64Table(b, loc, e.values);
+      return e;
+    }
+    Value comm = comms.lookup(op);
+    Value buf =
+        memref::AllocaOp::create(b, loc, MemRefType::get({k}, b.getI64Type()));
+    e.table = memref::CastOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI64Type()), buf);
+    Value total;
+    if (gathering) {
+      total = rt.callValue(b, loc, RuntimeFn::muon_rt_member_dims,
+                           {comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                            RuntimeCalls::i64(b, loc, dim), e.table});
+    } else {
+      Value len = operandDim(b, loc, input, dim, comm, root);
+      total = arith::IndexCastOp::create(b, loc, b.getI64Type(), len);
+      rt.call(b, loc, RuntimeFn::muon_rt_chunk_extents,
+              {total, rt.i64Table(b, loc, w), e.table});
+    }
+    e.total = arith::IndexCastOp::create(b, loc, b.getIndexType(), total);
+    return e;
+  }
+
+  /// Dynamic sizes of a result: the split dim from the member's extent (or
+  /// the full length when gathering), every other dim from the operand (the
+  /// root's for rooted scatters).
+  SmallVector<Value> resultSizes(OpBuilder &b, Location loc,
+                                 RankedTensorType type, Value operand,
+                                 int64_t splitDim, const Extents &ext,
+                                 Value comm, bool gathering,
+                                 std::optional<int64_t> root) const {
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      if (d != splitDim) {
+        sizes.push_back(operandDim(b, loc, operand, d, comm, root));
+      } else if (gathering && ext.total) {
+        sizes.push_back(ext.total);
+      } else if (gathering) {
+        int64_t total = 0;
+        for (int64_t v : ext.values)
+          total += v;
+        sizes.push_back(arith::ConstantIndexOp::create(b, loc, total));
+      } else {
+        Value idx = commRank(b, loc, comm);
+        Value e = memref::LoadOp::create(b, loc, ext.table, ValueRange{idx});
+        sizes.push_back(
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), e));
+      }
+    }
+    return sizes;
+  }
+
+  /// A collective over a split dim: gather-like (`gathering`) or
+  /// scatter-like. Emits the call with `extra` arguments after the dim.
+  Value splitCollective(OpBuilder &b, Operation *op, Value input,
+                        RuntimeFn fn, int64_t dim, bool gathering,
+                        std::optional<ArrayRef<int64_t>> sizes,
+                        std::optional<ArrayRef<int64_t>> weights,
+                        ArrayRef<int64_t> extra,
+                        std::optional<int64_t> root = std::nullopt) const {
+    Location loc = op->getLoc();
+    auto inT = cast<RankedTensorType>(input.getType());
+    auto outT = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t length = gathering ? outT.getDimSize(dim) : inT.getDimSize(dim);
+    Value comm = comms.lookup(op);
+    Extents ext = extents(b, loc, op, input, dim, gathering, length, sizes,
+                          weights, root);
+    auto [buf, out] = RuntimeCalls::allocate(
+        b, loc, outT,
+        resultSizes(b, loc, outT, input, dim, ext, comm, gathering, root));
+    SmallVector<Value> args{comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                            out, RuntimeCalls::i64(b, loc, dim)};
+    for (int64_t v : extra)
+      args.push_back(RuntimeCalls::i64(b, loc, v));
+    args.push_back(ext.table);
+    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
+    rt.call(b, loc, fn, args);
+    return RuntimeCalls::tensorOf(b, loc, buf, outT);
+  }
+
+  /// A collective whose result has the operand's shape.
+  Value sameShapeCollective(OpBuilder &b, Operation *op, Value input,
+                            RuntimeFn fn, ArrayRef<int64_t> extra,
+                            std::optional<int64_t> root = std::nullopt) const {
+    Location loc = op->getLoc();
+    auto outT = cast<RankedTensorType>(op->getResult(0).getType());
+    Value comm = comms.lookup(op);
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < outT.getRank(); ++d)
+      if (outT.isDynamicDim(d))
+        dyn.push_back(operandDim(b, loc, input, d, comm, root));
+    auto [buf, out] = RuntimeCalls::allocate(b, loc, outT, dyn);
+    SmallVector<Value> args{comm, RuntimeCalls::unrankedBufferOf(b, loc, input),
+                            out};
+    for (int64_t v : extra)
+      args.push_back(RuntimeCalls::i64(b, loc, v));
+    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
+    rt.call(b, loc, fn, args);
+    return RuntimeCalls::tensorOf(b, loc, buf, outT);
+  }
+
+  RuntimeCalls &rt;
+  CommunicatorTable &comms;
+};
+
+/// A pattern for one dist op, with the shared lowering at hand.
+template <typename Op>
+struct DistPattern : OpConversionPattern<Op> {
+  DistPattern(MLIRContext *ctx, const CollectiveLowering &lowering)
+      : OpConversionPattern<Op>(ctx), lowering(lowering) {}
+  CollectiveLowering lowering; // two references: cheap to copy
+
+};
+
+struct AllGatherToRuntime : DistPattern<AllGatherOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(AllGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.splitCollective(
+                               rewriter, op, adaptor.getInput(),
+                               RuntimeFn::muon_rt_all_gather,
+                               op.getGatherDim(), true, std::nullopt,
+                               std::nullopt, {}));
+    return success();
+  }
+};
+
+struct GatherToRuntime : DistPattern<GatherOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, lowering.splitCollective(
+                rewriter, op, adaptor.getInput(), RuntimeFn::muon_rt_gather,
+                op.getGatherDim(), true, op.getSizes(), op.getWeights(),
+                {static_cast<int64_t>(op.getRoot())}));
+    return success();
+  }
+};
+
+struct ScatterToRuntime : DistPattern<ScatterOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t root = static_cast<int64_t>(op.getRoot());
+    rewriter.replaceOp(
+        op, lowering.splitCollective(
+                rewriter, op, adaptor.getInput(), RuntimeFn::muon_rt_scatter,
+                op.getScatterDim(), false, op.getSizes(), op.getWeights(),
+                {root}, root));
+    return success();
+  }
+};
+
+struct ReduceScatterToRuntime : DistPattern<ReduceScatterOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(ReduceScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, lowering.splitCollective(
+                rewriter, op, adaptor.getInput(),
+                RuntimeFn::muon_rt_reduce_scatter, op.getScatterDim(), false,
+                std::nullopt, std::nullopt,
+                {runtimeReduction(op.getReduction())}));
+    return success();
+  }
+};
+
+struct AllReduceToRuntime : DistPattern<AllReduceOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.sameShapeCollective(
+                               rewriter, op, adaptor.getInput(),
+                               RuntimeFn::muon_rt_all_reduce,
+                               {runtimeReduction(op.getReduction())}));
+    return success();
+  }
+};
+
+struct BroadcastToRuntime : DistPattern<BroadcastOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t root = static_cast<int64_t>(op.getRoot());
+    rewriter.replaceOp(op, lowering.sameShapeCollective(
+                               rewriter, op, adaptor.getInput(),
+                               RuntimeFn::muon_rt_broadcast, {root}, root));
+    return success();
+  }
+};
+
+struct AllToAllToRuntime : DistPattern<AllToAllOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(AllToAllOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto outT = cast<RankedTensorType>(op.getResult().getType());
+    auto [buf, out] = RuntimeCalls::allocate(rewriter, loc, outT, {});
+    lowering.rt.call(
+        rewriter, loc, RuntimeFn::muon_rt_all_to_all,
+        {lowering.comms.lookup(op),
+         RuntimeCalls::unrankedBufferOf(rewriter, loc, adaptor.getInput()),
+         out, RuntimeCalls::i64(rewriter, loc, op.getSplitDim()),
+         RuntimeCalls::i64(rewriter, loc, op.getConcatDim()),
+         RuntimeCalls::i64(rewriter, loc, 0)});
+    rewriter.replaceOp(op, RuntimeCalls::tensorOf(rewriter, loc, buf, outT));
+    return success();
+  }
+};
+
+struct RankToRuntime : DistPattern<RankOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(RankOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value v = lowering.rt.callValue(rewriter, op.getLoc(),
+                                    RuntimeFn::muon_rt_world_rank, {});
+    rewriter.replaceOp(op, arith::IndexCastOp::create(
+                               rewriter, op.getLoc(), rewriter.getIndexType(),
+                               v));
+    return success();
+  }
+};
+
+struct CoordToRuntime : DistPattern<CoordOp> {
+  using DistPattern::DistPattern;
+  LogicalResult
+  matchAndRewrite(CoordOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.commRank(rewriter, op.getLoc(),
+                                             lowering.comms.lookup(op)));
+    return success();
+  }
+};
+
+} // namespace
+
+void muon::populateDistCollectiveToRuntimePatterns(
+    RuntimeCalls &rt, CommunicatorTable &comms, RewritePatternSet &patterns) {
+  CollectiveLowering lowering(rt, comms);
+  patterns.add<AllGatherToRuntime, GatherToRuntime, ScatterToRuntime,
+               ReduceScatterToRuntime, AllReduceToRuntime, BroadcastToRuntime,
+               AllToAllToRuntime, RankToRuntime, CoordToRuntime>(
+      patterns.getContext(), lowering);
+}

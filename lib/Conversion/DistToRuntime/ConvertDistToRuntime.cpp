@@ -1,0 +1,253 @@
+//===- ConvertDistToRuntime.cpp - The convert-dist-to-runtime pass --------===//
+//
+// A thin driver over the patterns: it checks what the patterns assume (with
+// a diagnostic at the op that breaks it), creates each function's
+// communicators at its top, runs the conversion (boundary + the target's
+// collective patterns), and then puts the shard checks of the arguments in
+// front of everything.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/DistToRuntime/DistToRuntime.h"
+#include "muon/Conversion/Passes.h"
+#include "muon/Conversion/Target.h"
+#include "muon/Dialect/Dist/IR/DistLayout.h"
+#include "muon/Runtime/muon_runtime.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace muon {
+#define GEN_PASS_DEF_CONVERTDISTTORUNTIME
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+using namespace muon::dist;
+using muon::RuntimeCalls;
+using muon::RuntimeFn;
+namespace layout = muon::layout;
+
+namespace {
+
+/// What the patterns assume of a function, checked with a diagnostic at the
+/// op that breaks it.
+LogicalResult checkLowerable(func::FuncOp f) {
+  if (!llvm::hasSingleElement(f.getBody()))
+    return f.emitOpError("has several blocks; the CPU lowering expects "
+                         "structured control flow (scf)");
+  for (BlockArgument arg : f.getArguments())
+    if (isa<DistTensorType>(arg.getType()))
+      for (Operation *user : arg.getUsers())
+        if (!isa<ToLocalOp>(user))
+          return user->emitOpError("uses distributed argument #")
+                 << arg.getArgNumber()
+                 << " directly; the CPU lowering expects only dist.to_local "
+                    "on arguments (run muon-expand-step first)";
+  auto ret = cast<func::ReturnOp>(f.front().getTerminator());
+  for (OpOperand &operand : ret->getOpOperands())
+    if (isa<DistTensorType>(operand.get().getType()) &&
+        !operand.get().getDefiningOp<FromLocalOp>())
+      return ret.emitOpError("returns distributed value #")
+             << operand.getOperandNumber()
+             << " not built by dist.from_local; run muon-expand-step first";
+
+  WalkResult r = f.walk([&](Operation *op) {
+    if (!op->getDialect() || !isa<DistDialect>(op->getDialect()))
+      return WalkResult::advance();
+    if (isa<CollectiveOpInterface>(op)) {
+      if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
+        op->emitOpError("is asynchronous (!dist.token); the CPU lowering "
+                        "runs collectives synchronously and does not lower "
+                        "tokens yet");
+        return WalkResult::interrupt();
+      }
+      for (Type t : op->getOperandTypes())
+        if (auto tt = dyn_cast<RankedTensorType>(t);
+            tt && !tt.getElementType().isF32()) {
+          op->emitOpError("operand type ")
+              << t << " is not lowered to the CPU runtime: only f32 tensors "
+                      "are";
+          return WalkResult::interrupt();
+        }
+      if (auto a = dyn_cast<AllToAllOp>(op);
+          a && !cast<RankedTensorType>(a.getResult().getType())
+                    .hasStaticShape()) {
+        op->emitOpError("with a dynamic result is not lowered yet");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
+    if (auto t = dyn_cast<ToLocalOp>(op);
+        t && isa<BlockArgument>(t.getInput()) &&
+        cast<BlockArgument>(t.getInput()).getOwner() == &f.front())
+      return WalkResult::advance();
+    if (auto fl = dyn_cast<FromLocalOp>(op);
+        fl && llvm::all_of(fl->getUsers(),
+                           [&](Operation *u) { return u == ret; }))
+      return WalkResult::advance();
+    if (isa<RankOp, CoordOp, MeshOp, FlatGroupOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("is not lowered to the CPU runtime")
+        << (isa<RedistributeOp>(op)
+                ? ": expand redistributions first (muon-expand-step)"
+            : isa<ToLocalOp, FromLocalOp>(op)
+                ? ": only at function arguments / results"
+                : "");
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// Every rank's expected local shape of each distributed argument, recorded
+/// before the signature changes: row r of a table is rank r's shape.
+SmallVector<std::pair<unsigned, SmallVector<int64_t>>>
+argumentShapeTables(func::FuncOp f) {
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> tables;
+  for (BlockArgument arg : f.getArguments()) {
+    auto dt = dyn_cast<DistTensorType>(arg.getType());
+    if (!dt)
+      continue;
+    MeshOp mesh = lookupMesh(f, dt.getMesh());
+    layout::Mesh lm = toLayoutMesh(mesh);
+    SmallVector<int64_t> table;
+    for (int64_t r = 0; r < lm.numRanks(); ++r) {
+      layout::LocalShard s = localShardOf(dt, f, lm.coords(r));
+      table.append(s.shape.begin(), s.shape.end());
+    }
+    tables.push_back({arg.getArgNumber(), table});
+  }
+  return tables;
+}
+
+/// Before anything else: every rank checks the shards it was handed.
+void emitArgChecks(
+    func::FuncOp f, RuntimeCalls &rt,
+    ArrayRef<std::pair<unsigned, SmallVector<int64_t>>> tables) {
+  OpBuilder b = OpBuilder::atBlockBegin(&f.front());
+  Location loc = f.getLoc();
+  for (auto &[index, table] : tables) {
+    Value arg = f.getArgument(index);
+    rt.call(b, loc, RuntimeFn::muon_rt_check_arg,
+            {RuntimeCalls::i64(b, loc, index),
+             RuntimeCalls::unrankedBufferOf(b, loc, arg),
+             rt.i64Table(b, loc, table)});
+  }
+}
+
+/// Turns the roles muon-expand-step recorded on `f` (muon.arg_roles /
+/// muon.result_roles) into the public ABI table __muon_roles_<f>
+/// (muon_runtime.h, "Entry points"), and drops the attributes.
+LogicalResult emitRoleTable(func::FuncOp f) {
+  auto args = f->getAttrOfType<ArrayAttr>("muon.arg_roles");
+  auto results = f->getAttrOfType<ArrayAttr>("muon.result_roles");
+  if (!args && !results)
+    return success();
+  if (!args || !results)
+    return f.emitOpError("carries only one of muon.arg_roles and "
+                         "muon.result_roles");
+  SmallVector<int64_t> table{MUON_RT_ROLES_VERSION,
+                             static_cast<int64_t>(args.size()),
+                             static_cast<int64_t>(results.size())};
+  for (ArrayAttr list : {args, results})
+    for (Attribute entry : list) {
+      auto roles = dyn_cast<ArrayAttr>(entry);
+      if (!roles)
+        return f.emitOpError("has a malformed role list ") << entry;
+      table.push_back(static_cast<int64_t>(roles.size()));
+      for (Attribute r : roles) {
+        auto d = dyn_cast<DictionaryAttr>(r);
+        auto role = d ? d.getAs<StringAttr>("role") : StringAttr();
+        auto step = d ? d.getAs<IntegerAttr>("step") : IntegerAttr();
+        auto param = d ? d.getAs<IntegerAttr>("param") : IntegerAttr();
+        std::optional<int64_t> code =
+            !role                            ? std::nullopt
+            : role.getValue() == "param"    ? std::optional<int64_t>(MUON_RT_ROLE_PARAM)
+            : role.getValue() == "grad"     ? std::optional<int64_t>(MUON_RT_ROLE_GRAD)
+            : role.getValue() == "momentum" ? std::optional<int64_t>(MUON_RT_ROLE_MOMENTUM)
+                                            : std::nullopt;
+        if (!code || !step || !param)
+          return f.emitOpError("has a malformed role ") << r;
+        table.append({*code, step.getInt(), param.getInt()});
+      }
+    }
+  std::string name = ("__muon_roles_" + f.getSymName()).str();
+  auto module = f->getParentOfType<ModuleOp>();
+  if (module.lookupSymbol(name))
+    return f.emitOpError("cannot publish its role table: the symbol @")
+           << name << " is taken";
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto type = MemRefType::get({static_cast<int64_t>(table.size())},
+                              b.getI64Type());
+  memref::GlobalOp::create(
+      b, f.getLoc(), name, b.getStringAttr("public"), type,
+      DenseElementsAttr::get(
+          RankedTensorType::get(type.getShape(), b.getI64Type()),
+          ArrayRef<int64_t>(table)),
+      /*constant=*/true, /*alignment=*/nullptr);
+  f->removeAttr("muon.arg_roles");
+  f->removeAttr("muon.result_roles");
+  return success();
+}
+
+struct ConvertDistToRuntimePass
+    : muon::impl::ConvertDistToRuntimeBase<ConvertDistToRuntimePass> {
+  using ConvertDistToRuntimeBase::ConvertDistToRuntimeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    RuntimeCalls rt(module);
+    muon::CommunicatorTable comms;
+    SmallVector<func::FuncOp> functions;
+    DenseMap<Operation *, SmallVector<std::pair<unsigned, SmallVector<int64_t>>>>
+        argTables;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (f.isExternal())
+        continue;
+      // A step result the function does not return leaves a
+      // dist.from_local nobody reads: dead, not an error.
+      f.walk([](FromLocalOp op) {
+        if (op->use_empty())
+          op.erase();
+      });
+      if (failed(checkLowerable(f)) || failed(comms.createFor(f, rt)))
+        return signalPassFailure();
+      argTables[f] = argumentShapeTables(f);
+      functions.push_back(f);
+    }
+
+    muon::DistToLocalTypeConverter converter(module);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<DistDialect>();
+    target.addLegalOp<MeshOp, FlatGroupOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    muon::populateDistBoundaryPatterns(converter, patterns);
+    muon::getTargetLowering(this->target)
+        .populateCollectivePatterns(rt, comms, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    for (func::FuncOp f : functions) {
+      if (failed(emitRoleTable(f)))
+        return signalPassFailure();
+      emitArgChecks(f, rt, argTables[f]);
+      // Public functions are entry points: hosts call them through MLIR's
+      // C interface (_mlir_ciface_<name>, memrefs by descriptor pointer).
+      if (f.isPublic())
+        f->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+    }
+    // Meshes and groups are compile-time facts; drop them once unused.
+    for (Operation &op : llvm::make_early_inc_range(module.getOps()))
+      if (isa<MeshOp, FlatGroupOp>(op))
+        op.erase();
+  }
+};
+
+} // namespace

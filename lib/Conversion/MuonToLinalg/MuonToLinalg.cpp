@@ -1,0 +1,165 @@
+//===- MuonToLinalg.cpp - Momentum and update as elementwise linalg -------===//
+//
+// Momentum and the parameter update are elementwise: one linalg.generic
+// each, which bufferizes in place and lowers to plain loops on the CPU (and
+// to a GPU kernel on a GPU target).
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/MuonToLinalg/MuonToLinalg.h"
+#include "muon/Conversion/Passes.h"
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace muon {
+#define GEN_PASS_DEF_CONVERTMUONTOLINALG
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+using namespace ::muon::optim;
+
+namespace {
+
+SmallVector<Value> dynamicDims(OpBuilder &b, Location loc, Value t) {
+  SmallVector<Value> dims;
+  auto tt = cast<RankedTensorType>(t.getType());
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    if (tt.isDynamicDim(d))
+      dims.push_back(tensor::DimOp::create(b, loc, t, d));
+  return dims;
+}
+
+/// An elementwise linalg.generic over `ins` producing `numResults` tensors
+/// of the first input's type; `body` maps block arguments to yielded values.
+SmallVector<Value>
+elementwise(OpBuilder &b, Location loc, ValueRange ins, unsigned numResults,
+            function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+                body) {
+  auto type = cast<RankedTensorType>(ins[0].getType());
+  SmallVector<Value> outs;
+  for (unsigned i = 0; i < numResults; ++i)
+    outs.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                           type.getElementType(),
+                                           dynamicDims(b, loc, ins[0])));
+  SmallVector<AffineMap> maps(ins.size() + numResults,
+                              b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange(SmallVector<Type>(numResults, type)), ins, outs, maps,
+      iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl,
+                                body(nb, nl, args.take_front(ins.size())));
+      });
+  return SmallVector<Value>(generic->getResults());
+}
+
+Value constF32(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc,
+                                   b.getF32FloatAttr(static_cast<float>(v)));
+}
+
+/// lerp(x, y, w) = x + w * (y - x), as torch.lerp.
+Value lerp(OpBuilder &b, Location loc, Value x, Value y, Value w) {
+  Value d = arith::SubFOp::create(b, loc, y, x);
+  return arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, w, d));
+}
+
+struct MomentumUpdateToLinalg : OpConversionPattern<MomentumUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MomentumUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double beta = op.getBeta().convertToDouble();
+    bool sum = op.getSum(), nesterov = op.getNesterov();
+    SmallVector<Value> r = elementwise(
+        rewriter, op.getLoc(), {adaptor.getMomentum(), adaptor.getGrad()}, 2,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+          Value m = a[0], g = a[1], bt = constF32(nb, l, beta);
+          // sum: M' = beta*M + G;  lerp: M' = lerp(M, G, 1 - beta).
+          Value newM =
+              sum ? arith::AddFOp::create(
+                        nb, l, arith::MulFOp::create(nb, l, bt, m), g)
+                        .getResult()
+                  : lerp(nb, l, m, g, constF32(nb, l, 1.0 - beta));
+          Value u = newM;
+          // Nesterov, sum: U = G + beta*M';  lerp: U = lerp(G, M', beta).
+          if (nesterov)
+            u = sum ? arith::AddFOp::create(
+                          nb, l, g, arith::MulFOp::create(nb, l, bt, newM))
+                          .getResult()
+                    : lerp(nb, l, g, newM, bt);
+          return {newM, u};
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ApplyUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double lr = op.getLr().convertToDouble();
+    double decay = 1.0 - lr * op.getWeightDecay().convertToDouble();
+    double scale = op.getScale().convertToDouble();
+    SmallVector<Value> r = elementwise(
+        rewriter, op.getLoc(), {adaptor.getParam(), adaptor.getUpdate()}, 1,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+          // P * (1 - lr*wd) - lr * (O * scale)
+          Value p = arith::MulFOp::create(nb, l, a[0], constF32(nb, l, decay));
+          Value o = arith::MulFOp::create(nb, l, a[1], constF32(nb, l, scale));
+          Value step = arith::MulFOp::create(nb, l, constF32(nb, l, lr), o);
+          return {arith::SubFOp::create(nb, l, p, step).getResult()};
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Only f32 tensors are lowered: an error at the op otherwise.
+LogicalResult requireF32(Operation *op, Type t) {
+  if (cast<RankedTensorType>(t).getElementType().isF32())
+    return success();
+  return op->emitOpError("operand type ")
+         << t << " is not lowered to the CPU runtime: only f32 tensors are";
+}
+
+struct ConvertMuonToLinalgPass
+    : muon::impl::ConvertMuonToLinalgBase<ConvertMuonToLinalgPass> {
+  void runOnOperation() override {
+    WalkResult checked = getOperation().walk([](Operation *op) {
+      if (auto m = dyn_cast<MomentumUpdateOp>(op))
+        return failed(requireF32(op, m.getMomentum().getType()))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      if (auto a = dyn_cast<ApplyUpdateOp>(op))
+        return failed(requireF32(op, a.getParam().getType()))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      return WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    ConversionTarget target(getContext());
+    target.addIllegalOp<MomentumUpdateOp, ApplyUpdateOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    muon::populateMuonToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void muon::populateMuonToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MomentumUpdateToLinalg, ApplyUpdateToLinalg>(
+      patterns.getContext());
+}

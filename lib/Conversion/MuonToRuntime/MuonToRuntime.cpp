@@ -1,0 +1,110 @@
+//===- MuonToRuntime.cpp - Newton-Schulz to the target's runtime ----------===//
+//
+// Newton-Schulz is GEMM-bound: it goes to the runtime, which runs it on
+// CBLAS and counts it (the zero-redundancy proof reads those counters).
+// Which pattern lowers it is the target's choice (muon/Conversion/Target.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/MuonToRuntime/MuonToRuntime.h"
+#include "muon/Conversion/Passes.h"
+#include "muon/Conversion/Target.h"
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace muon {
+#define GEN_PASS_DEF_CONVERTMUONTORUNTIME
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+using namespace ::muon::optim;
+using muon::RuntimeCalls;
+using muon::RuntimeFn;
+
+namespace {
+
+struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
+  NewtonSchulzToRuntime(MLIRContext *ctx, RuntimeCalls &rt)
+      : OpConversionPattern(ctx), rt(rt) {}
+
+  LogicalResult
+  matchAndRewrite(NewtonSchulzOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dims.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    // NS works in place on a private copy: the operand may still be live.
+    auto [buf, unranked] = RuntimeCalls::allocate(rewriter, loc, type, dims);
+    Value src = bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        input, /*read_only=*/true);
+    memref::CopyOp::create(rewriter, loc, src, buf);
+    Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
+    Value eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
+    rt.call(rewriter, loc, RuntimeFn::muon_rt_newton_schulz,
+            {unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()), coeffs,
+             eps});
+    rewriter.replaceOp(op, RuntimeCalls::tensorOf(rewriter, loc, buf, type));
+    return success();
+  }
+
+  RuntimeCalls &rt;
+};
+
+/// What the CPU lowering accepts: f32 tensors, NS in f32.
+LogicalResult checkLowerable(NewtonSchulzOp op) {
+  Type t = op.getInput().getType();
+  if (!cast<RankedTensorType>(t).getElementType().isF32())
+    return op.emitOpError("operand type ")
+           << t << " is not lowered to the CPU runtime: only f32 tensors are";
+  if (!op.getComputeType().isF32())
+    return op.emitOpError("Newton-Schulz in ")
+           << op.getComputeType()
+           << " is not lowered to the CPU runtime yet: use ns_dtype = f32";
+  return success();
+}
+
+struct ConvertMuonToRuntimePass
+    : muon::impl::ConvertMuonToRuntimeBase<ConvertMuonToRuntimePass> {
+  using ConvertMuonToRuntimeBase::ConvertMuonToRuntimeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WalkResult checked = module.walk([](Operation *op) {
+      if (auto s = dyn_cast<StepOp>(op)) {
+        s.emitOpError("must be expanded before convert-muon-to-runtime: run "
+                      "muon-expand-step first");
+        return WalkResult::interrupt();
+      }
+      if (auto ns = dyn_cast<NewtonSchulzOp>(op))
+        if (failed(checkLowerable(ns)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+
+    RuntimeCalls rt(module);
+    ConversionTarget legal(getContext());
+    legal.addIllegalOp<NewtonSchulzOp>();
+    legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    muon::getTargetLowering(target).populateNewtonSchulzPatterns(rt, patterns);
+    if (failed(applyPartialConversion(module, legal, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void muon::populateNewtonSchulzToRuntimePatterns(RuntimeCalls &rt,
+                                                 RewritePatternSet &patterns) {
+  patterns.add<NewtonSchulzToRuntime>(patterns.getContext(), rt);
+}
