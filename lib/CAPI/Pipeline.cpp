@@ -3,6 +3,7 @@
 #include "muon-c/Pipeline.h"
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Conversion/Target.h"
 
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
@@ -34,10 +35,7 @@ MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
                                               MlirStringCallback errorCallback,
                                               void *userData) {
   llvm::StringRef target = unwrap(options.target);
-  const TargetName *found = nullptr;
-  for (const TargetName &t : kTargets)
-    if (target == t.name)
-      found = &t;
+  const muon::TargetLowering *found = muon::lookupTargetLowering(target);
   if (!found) {
     if (errorCallback) {
       std::string message;
@@ -45,7 +43,8 @@ MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
       os << "muon-to-llvm: unknown target '" << target
          << "'; available targets: ";
       llvm::interleave(
-          kTargets, os, [&](const TargetName &t) { os << t.name; }, ", ");
+          muon::getAllTargetLowerings(), os,
+          [&](const muon::TargetLowering &t) { os << t.name; }, ", ");
       errorCallback(wrap(llvm::StringRef(message)), userData);
     }
     return mlirLogicalResultFailure();

@@ -1,4 +1,8 @@
 //===- Targets.cpp - The lowering of each code generation target ----------===//
+//
+// One row per muon::Target. A new target adds a row with its patterns.
+//
+//===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Target.h"
 #include "muon/Conversion/MuonToRuntime/MuonToRuntime.h"
@@ -7,14 +11,25 @@
 
 using namespace muon;
 
+llvm::ArrayRef<TargetLowering> muon::getAllTargetLowerings() {
+  static const TargetLowering targets[] = {
+      {Target::Cpu, "cpu", "host code over the MPI + CBLAS runtime",
+       populateNewtonSchulzToRuntimePatterns,
+       populateDistCollectiveToRuntimePatterns},
+  };
+  return targets;
+}
+
 const TargetLowering &muon::getTargetLowering(Target target) {
-  static const TargetLowering cpu{
-      Target::Cpu, "cpu", "host code over the MPI + CBLAS runtime",
-      populateNewtonSchulzToRuntimePatterns,
-      populateDistCollectiveToRuntimePatterns};
-  switch (target) {
-  case Target::Cpu:
-    return cpu;
-  }
-  llvm_unreachable("unknown target");
+  for (const TargetLowering &t : getAllTargetLowerings())
+    if (t.target == target)
+      return t;
+  llvm_unreachable("a muon::Target without a row in Targets.cpp");
+}
+
+const TargetLowering *muon::lookupTargetLowering(llvm::StringRef name) {
+  for (const TargetLowering &t : getAllTargetLowerings())
+    if (t.name == name)
+      return &t;
+  return nullptr;
 }

@@ -34,6 +34,12 @@ struct TargetLowering {
 /// The lowering of `target`.
 const TargetLowering &getTargetLowering(Target target);
 
+/// Every target, in enum order (for option lists and messages).
+llvm::ArrayRef<TargetLowering> getAllTargetLowerings();
+
+/// The target called `name`, if there is one.
+const TargetLowering *lookupTargetLowering(llvm::StringRef name);
+
 } // namespace muon
 
 #endif // MUON_CONVERSION_TARGET_H

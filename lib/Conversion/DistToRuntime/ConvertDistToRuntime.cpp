@@ -134,17 +134,17 @@ void emitArgChecks(
   }
 }
 
-/// Turns the roles muon-expand-step recorded on `f` (muon.arg_roles /
-/// muon.result_roles) into the public ABI table __muon_roles_<f>
+/// Turns the roles muon-expand-step recorded on `f` (muon_arg_roles /
+/// muon_result_roles) into the public ABI table __muon_roles_<f>
 /// (muon_runtime.h, "Entry points"), and drops the attributes.
 LogicalResult emitRoleTable(func::FuncOp f) {
-  auto args = f->getAttrOfType<ArrayAttr>("muon.arg_roles");
-  auto results = f->getAttrOfType<ArrayAttr>("muon.result_roles");
+  auto args = f->getAttrOfType<ArrayAttr>("muon_arg_roles");
+  auto results = f->getAttrOfType<ArrayAttr>("muon_result_roles");
   if (!args && !results)
     return success();
   if (!args || !results)
-    return f.emitOpError("carries only one of muon.arg_roles and "
-                         "muon.result_roles");
+    return f.emitOpError("carries only one of muon_arg_roles and "
+                         "muon_result_roles");
   SmallVector<int64_t> table{MUON_RT_ROLES_VERSION,
                              static_cast<int64_t>(args.size()),
                              static_cast<int64_t>(results.size())};
@@ -185,8 +185,8 @@ LogicalResult emitRoleTable(func::FuncOp f) {
           RankedTensorType::get(type.getShape(), b.getI64Type()),
           ArrayRef<int64_t>(table)),
       /*constant=*/true, /*alignment=*/nullptr);
-  f->removeAttr("muon.arg_roles");
-  f->removeAttr("muon.result_roles");
+  f->removeAttr("muon_arg_roles");
+  f->removeAttr("muon_result_roles");
   return success();
 }
 

@@ -346,7 +346,7 @@ void recordRoles(StepOp step, int64_t stepIndex) {
     }
     fn->setAttr(attrName, b.getArrayAttr(all));
   };
-  extend("muon.arg_roles", fn.getNumArguments(),
+  extend("muon_arg_roles", fn.getNumArguments(),
          [&](size_t a, SmallVector<Attribute> &roles) {
            Value arg = fn.getArgument(a);
            for (int64_t i = 0; i < n; ++i) {
@@ -363,7 +363,7 @@ void recordRoles(StepOp step, int64_t stepIndex) {
   auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   if (!ret)
     return;
-  extend("muon.result_roles", ret.getNumOperands(),
+  extend("muon_result_roles", ret.getNumOperands(),
          [&](size_t r, SmallVector<Attribute> &roles) {
            auto res = dyn_cast<OpResult>(ret.getOperand(r));
            if (!res || res.getOwner() != step.getOperation())

@@ -1,5 +1,5 @@
 // muon-expand-step records on the entry which argument and result is which
-// step operand (muon.arg_roles / muon.result_roles): hosts such as muon-run
+// step operand (muon_arg_roles / muon_result_roles): hosts such as muon-run
 // read them instead of re-deriving them. An argument used twice gets both
 // roles; an argument the step does not use gets none.
 // RUN: muon-opt %s --muon-expand-step | FileCheck %s
@@ -8,14 +8,14 @@ dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 
 // CHECK-LABEL: func.func @step(
-// CHECK-SAME: muon.arg_roles = [
+// CHECK-SAME: muon_arg_roles = [
 // CHECK-SAME: [{name = "m", param = 0 : i64, role = "momentum", step = 0 : i64}],
 // CHECK-SAME: [{name = "m", param = 0 : i64, role = "param", step = 0 : i64}],
 // CHECK-SAME: [{name = "m", param = 0 : i64, role = "grad", step = 0 : i64}, {name = "v", param = 1 : i64, role = "grad", step = 0 : i64}],
 // CHECK-SAME: [],
 // CHECK-SAME: [{name = "v", param = 1 : i64, role = "param", step = 0 : i64}],
 // CHECK-SAME: [{name = "v", param = 1 : i64, role = "momentum", step = 0 : i64}]]
-// CHECK-SAME: muon.result_roles = [
+// CHECK-SAME: muon_result_roles = [
 // CHECK-SAME: [{name = "v", param = 1 : i64, role = "momentum", step = 0 : i64}],
 // CHECK-SAME: [{name = "m", param = 0 : i64, role = "param", step = 0 : i64}],
 // CHECK-SAME: [{name = "v", param = 1 : i64, role = "param", step = 0 : i64}]]
