@@ -12,11 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <string>
 #include <utility>
@@ -57,17 +53,6 @@ MlirLogicalResult muonStepReport(MlirOperation moduleOp,
     return mlirLogicalResultFailure();
   }
 
-  // The report writes to a file (its `output` option); give it a temporary
-  // one and hand the text to the callback.
-  SmallString<128> path;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("muon-report", "txt", path)) {
-    op->emitError("muonStepReport: cannot create a temporary file: ")
-        << ec.message();
-    return mlirLogicalResultFailure();
-  }
-  llvm::FileRemover remover(path);
-
   // muon-assign-owners (re)computes the owners of every step whose strategy
   // is not explicit; run it only when a step has none, and give the steps
   // that had owners their own back.
@@ -80,28 +65,29 @@ MlirLogicalResult muonStepReport(MlirOperation moduleOp,
     else
       needOwners = true;
   });
-
-  PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  if (needOwners)
+  if (needOwners) {
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
     pm.addPass(optim::createMuonAssignOwners());
-  optim::MuonReportOptions report;
-  report.output = std::string(path.str());
-  pm.addPass(optim::createMuonReport(report));
-  LogicalResult result = pm.run(module);
-  for (auto &[step, owners] : given)
-    step.setOwners(owners);
-  if (failed(result))
-    return mlirLogicalResultFailure();
-
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!text) {
-    op->emitError("muonStepReport: cannot read the report back: ")
-        << text.getError().message();
-    return mlirLogicalResultFailure();
+    LogicalResult result = pm.run(module);
+    for (auto &[step, owners] : given)
+      step.setOwners(owners);
+    if (failed(result))
+      return mlirLogicalResultFailure();
   }
-  if ((*text)->getBufferSize() && callback)
-    callback(wrap((*text)->getBuffer()), userData);
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  WalkResult walked = module.walk([&](StepOp step) {
+    FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
+    if (failed(facts))
+      return WalkResult::interrupt();
+    optim::printStepReport(step, *facts, os);
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return mlirLogicalResultFailure();
+  if (!text.empty() && callback)
+    callback(wrap(llvm::StringRef(text)), userData);
   return mlirLogicalResultSuccess();
 }
 

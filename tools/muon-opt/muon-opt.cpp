@@ -17,7 +17,9 @@ int main(int argc, char **argv) {
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv,
       "muon-opt: compiler driver for the distributed Muon optimizer step.\n"
-      "Dialects: dist (tensors on a device mesh) plus all of upstream MLIR.\n"
-      "Docs: docs/dist-dialect.md\n",
+      "Dialects: dist (tensors on a device mesh), muon (the optimizer step)\n"
+      "plus all of upstream MLIR. Start with --muon-to-llvm (the whole\n"
+      "lowering) or the individual passes below.\n"
+      "Docs: docs/architecture.md, docs/muon-dialect.md, docs/dist-dialect.md\n",
       registry));
 }

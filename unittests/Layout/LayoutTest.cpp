@@ -2,7 +2,7 @@
 //
 // Every expected number here is worked out by hand from the rules in
 // docs/dist-dialect.md (DTensor's chunk rule, weighted ceil rule, nesting
-// order) and the pictures of seed 004.
+// order) and the worked examples there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,7 +72,7 @@ TEST(Chunk, TwoRowsOverFourRanksLeavesEmptyShards) {
 }
 
 TEST(Chunk, WeightsOneTwoOne) {
-  // Seed 004: 16 rows, weights [1, 2, 1] -> 4, 8, 4 rows.
+  // 16 rows, weights [1, 2, 1] -> 4, 8, 4 rows.
   Layout l = layoutOf({Placement::replicate()});
   l.storage.kind = StorageKind::Dim;
   l.storage.splits = {{0, 0, {1, 2, 1}}};
@@ -98,7 +98,7 @@ TEST(Chunk, WeightedRoundingIsCeilInOrder) {
 }
 
 TEST(Storage, VeScaleWeightedFlatGroup) {
-  // Seed 004 use case 5: 810 elements, weights [1,2,1,1,1,1,1,1] (sum 9).
+  // Weighted flat storage: 810 elements, weights [1,2,1,1,1,1,1,1] (sum 9).
   FlatGroup g{0, {810}, {1, 2, 1, 1, 1, 1, 1, 1}};
   std::vector<int64_t> sizes;
   for (int64_t r = 0; r < 8; ++r)
@@ -106,7 +106,7 @@ TEST(Storage, VeScaleWeightedFlatGroup) {
   EXPECT_EQ(sizes, (Shape{90, 180, 90, 90, 90, 90, 90, 90}));
 }
 
-TEST(Storage, SeedFlatExample) {
+TEST(Storage, FlatGroupOfFourTensors) {
   // Tensors of 16, 8, 6, 4 elements over 4 ranks: 34 elements, 9,9,9,7.
   // rank 0: T0[0:9]; rank 1: T0[9:16], T1[0:2]; rank 2: T1[2:8], T2[0:3];
   // rank 3: T2[3:6], T3[0:4].
@@ -148,7 +148,7 @@ TEST(Storage, SeedFlatExample) {
 }
 
 TEST(Storage, FsdpV2UseCase1) {
-  // Seed 004 use case 1: dim-0 storage over dp=8.
+  // Dim-0 storage over dp=8.
   Layout l = layoutOf({Placement::replicate()});
   l.storage.kind = StorageKind::Dim;
   l.storage.splits = {{0, 0, {}}};
@@ -161,7 +161,7 @@ TEST(Storage, FsdpV2UseCase1) {
 }
 
 TEST(Storage, TwoDimensionalBlocks) {
-  // Seed 004 use case 2: (16, 8) over (dp_row=4, dp_col=2): (4, 4) blocks,
+  // 2-D block storage: (16, 8) over (dp_row=4, dp_col=2): (4, 4) blocks,
   // rank 2*i + j at rows 4i, cols 4j.
   Mesh m{{"dp_row", "dp_col"}, {4, 2}};
   Layout l = layoutOf({Placement::replicate(), Placement::replicate()});
@@ -224,7 +224,7 @@ TEST(Nesting, UnevenNestedSplitsDivideTheOuterBlock) {
 }
 
 TEST(Composition, FsdpStorageOnTpShards) {
-  // Seed 004 use case 6, mesh (dp=4, tp=2).
+  // FSDP storage on TP shards, mesh (dp=4, tp=2).
   Mesh m{{"dp", "tp"}, {4, 2}};
   auto fsdpOnTp = [](int64_t tpDim) {
     Layout l = layoutOf({Placement::replicate(), Placement::shard(tpDim)});
@@ -257,7 +257,7 @@ TEST(Storage, WholeTensorOnOwner) {
   EXPECT_EQ(allShards({16, 8}, l, m), want);
 }
 
-TEST(Cotangent, SeedTwoDuality) {
+TEST(Cotangent, PartialReducedDuality) {
   EXPECT_EQ(cotangent(Placement::shard(1)), Placement::shard(1));
   EXPECT_EQ(cotangent(Placement::replicate()), Placement::replicate());
   EXPECT_EQ(cotangent(Placement::partial()), Placement::reduced());

@@ -80,7 +80,10 @@ std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
   return s;
 }
 
-void report(StepOp step, const StepFacts &facts, raw_ostream &os) {
+} // namespace
+
+void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
+                                 raw_ostream &os) {
   const layout::Mesh &mesh = facts.mesh;
   ArrayRef<int64_t> owners = *step.getOwners();
   int64_t nr = mesh.numRanks();
@@ -137,6 +140,7 @@ void report(StepOp step, const StepFacts &facts, raw_ostream &os) {
                      mean > 0 ? (peak / mean - 1.0) * 100.0 : 0.0);
 }
 
+namespace {
 struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPass> {
   using MuonReportBase::MuonReportBase;
 
@@ -158,7 +162,7 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
       FailureOr<StepFacts> facts = analyzeStep(step, &tables);
       if (failed(facts))
         return WalkResult::interrupt();
-      report(step, *facts, file->os());
+      printStepReport(step, *facts, file->os());
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

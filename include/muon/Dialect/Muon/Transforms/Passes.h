@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "muon/Dialect/Muon/IR/MuonDialect.h"
+#include "muon/Dialect/Muon/IR/MuonOps.h"
 
 namespace muon {
 namespace optim {
@@ -15,6 +16,12 @@ namespace optim {
 
 #define GEN_PASS_REGISTRATION
 #include "muon/Dialect/Muon/Transforms/Passes.h.inc"
+
+struct StepFacts;
+/// The tables muon-report prints for one step with owners (per parameter,
+/// per rank, balance), from the step's collective plans.
+void printStepReport(StepOp step, const StepFacts &facts,
+                     llvm::raw_ostream &os);
 
 } // namespace optim
 } // namespace muon

@@ -1,0 +1,153 @@
+//===- Verdict.cpp - Reassembly, comparison, report, dump -----------------===//
+
+#include "Verdict.h"
+
+#include "HostTensors.h"
+#include "Npy.h"
+#include "Reference.h"
+
+#include "muon/Runtime/muon_runtime.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+using namespace muon;
+using namespace muon::run;
+
+namespace {
+
+std::string shapeStr(const std::vector<int64_t> &s) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? "x" : "") + std::to_string(s[i]);
+  return r;
+}
+
+/// numpy.allclose(got, want, rtol, atol), plus the max errors.
+bool compare(const Options &o, const std::vector<float> &got,
+             const std::vector<float> &want, double &maxAbs, double &maxRel) {
+  bool ok = got.size() == want.size();
+  for (size_t k = 0; ok && k < got.size(); ++k) {
+    double d = std::fabs(static_cast<double>(got[k]) - want[k]);
+    if (std::isnan(got[k]))
+      d = INFINITY; // never written by any rank
+    maxAbs = std::max(maxAbs, d);
+    maxRel = std::max(maxRel, d / std::max(1e-30, std::fabs((double)want[k])));
+    ok &= d <= o.atol + o.rtol * std::fabs(static_cast<double>(want[k]));
+  }
+  return ok;
+}
+
+} // namespace
+
+std::vector<float> run::assembleOnRankZero(const StepSpec &spec, size_t i,
+                                           const std::vector<float> &local,
+                                           bool &agree) {
+  const ParamSpec &ps = spec.params[i];
+  int64_t rank = muon_rt_world_rank(), size = muon_rt_world_size();
+  int64_t count = static_cast<int64_t>(local.size());
+  std::vector<int64_t> counts(size), displs(size);
+  muon_rt_host_counts(count, counts.data());
+  int64_t total = 0;
+  for (int64_t r = 0; r < size; ++r) {
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<float> all(rank == 0 ? total : 0);
+  muon_rt_host_gather_f32(local.data(), count, all.data(), counts.data());
+  if (rank != 0)
+    return {};
+  std::vector<float> full(numElements(ps.shape), NAN);
+  for (int64_t r = 0; r < size; ++r) {
+    if (!plan::inGroup(ps.plan, spec.mesh.coords(r)))
+      continue;
+    Shard s = shardOf(ps.shape, ps.layout, spec.mesh, r);
+    std::vector<float> piece(all.begin() + displs[r],
+                             all.begin() + displs[r] + counts[r]);
+    // Elements an earlier holder wrote must be bitwise the same here.
+    std::vector<float> earlier = extract(full, ps.shape, s);
+    for (size_t k = 0; k < piece.size(); ++k)
+      if (!std::isnan(earlier[k]) && earlier[k] != piece[k])
+        agree = false;
+    insert(full, ps.shape, s, piece);
+  }
+  return full;
+}
+
+bool run::printVerdict(const Options &o, const StepSpec &spec,
+                       const Tensors &p, const Tensors &m, const Tensors &refP,
+                       const Tensors &refM, const std::vector<double> &counters,
+                       bool replicasAgree, const Timing &timing,
+                       int worldSize) {
+  std::printf("%-24s %-12s %12s %12s %12s %12s  %s\n", "parameter", "shape",
+              "max|dP|", "max rel dP", "max|dM|", "max rel dM", "check");
+  bool pass = true;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    double ea = 0, er = 0, ma = 0, mr = 0;
+    bool ok = compare(o, p[i], refP[i], ea, er) &
+              compare(o, m[i], refM[i], ma, mr);
+    pass &= ok;
+    std::printf("%-24s %-12s %12.3e %12.3e %12.3e %12.3e  %s\n",
+                spec.params[i].name.c_str(),
+                shapeStr(spec.params[i].shape).c_str(), ea, er, ma, mr,
+                ok ? "ok" : "MISMATCH");
+  }
+  // Zero redundancy: summed over ranks, each matrix exactly once a step.
+  double expectMatrices = 0, expectFlops = 0;
+  for (const ParamSpec &ps : spec.params) {
+    int64_t r = ps.shape.size();
+    int64_t rows = ps.shape[r - 2], cols = ps.shape[r - 1];
+    int64_t batch = numElements(ps.shape) / std::max<int64_t>(1, rows * cols);
+    expectMatrices += batch * o.steps;
+    expectFlops +=
+        batch * o.steps * referenceNsFlops(rows, cols, spec.hyper.nsSteps);
+  }
+  double calls = 0, matrices = 0, flops = 0;
+  std::printf("Newton-Schulz per rank (calls, matrices, GFLOP):");
+  for (int r = 0; r < worldSize; ++r) {
+    calls += counters[3 * r];
+    matrices += counters[3 * r + 1];
+    flops += counters[3 * r + 2];
+    std::printf(" r%d=%.0f/%.0f/%.3f", r, counters[3 * r],
+                counters[3 * r + 1], counters[3 * r + 2] * 1e-9);
+  }
+  std::printf("\n");
+  bool zeroRedundancy = matrices == expectMatrices &&
+                        std::fabs(flops - expectFlops) <= 1e-6 * expectFlops;
+  std::printf("zero redundancy: %.0f NS matrices and %.4g FLOPs over all "
+              "ranks for %.0f matrices x %lld steps (expected %.0f and "
+              "%.4g): %s\n",
+              matrices, flops, expectMatrices / o.steps,
+              static_cast<long long>(o.steps), expectMatrices, expectFlops,
+              zeroRedundancy ? "ok" : "FAIL");
+  if (!replicasAgree)
+    std::printf("replicas: ranks holding the same element disagree: FAIL\n");
+  pass &= zeroRedundancy && replicasAgree;
+  std::printf("time: compile %.2f s, compiled step %.4f s/step (rank 0), "
+              "reference %.4f s/step\n",
+              timing.compileSeconds, timing.stepSeconds / o.steps,
+              timing.referenceSeconds / o.steps);
+  std::printf("%s: %zu parameters, %lld steps, %d ranks, rtol %g atol %g\n",
+              pass ? "PASS" : "FAIL", spec.params.size(),
+              static_cast<long long>(o.steps), worldSize, o.rtol, o.atol);
+  std::fflush(stdout);
+  return pass;
+}
+
+void run::dumpTensor(const Options &o, const StepSpec &spec, size_t i,
+                     const std::string &what, const std::vector<float> &v) {
+  std::string name = spec.params[i].name;
+  for (char &c : name)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' &&
+        c != '-')
+      c = '_';
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "p%03zu.", i);
+  std::string err = writeNpy(o.dumpDir + "/" + prefix + name + "." + what +
+                                 ".npy",
+                             v, spec.params[i].shape);
+  if (!err.empty())
+    muon_rt_fail("dump", err.c_str());
+}
