@@ -100,9 +100,11 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
     if (sig.cInterface)
       fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
   } else if (fn.getFunctionType() != sig.type) {
-    mlir::emitError(fn.getLoc(), "runtime function @")
-        << sig.name << " is declared with type " << fn.getFunctionType()
-        << ", but the runtime's table says " << sig.type;
+    if (!conflict)
+      fn.emitOpError("declares runtime function @")
+          << sig.name << " with type " << fn.getFunctionType()
+          << ", but the runtime's function table says " << sig.type;
+    conflict = true;
   }
   return func::CallOp::create(b, loc, fn, args);
 }

@@ -41,7 +41,9 @@ public:
   explicit RuntimeCalls(mlir::ModuleOp module);
 
   /// Calls runtime function `fn`, declared on first use from the table.
-  /// `args` must have the table's types (an internal error otherwise).
+  /// `args` must have the table's types (an internal error otherwise). A
+  /// function of that name already declared with another type is reported
+  /// at the declaration, and failed() turns true.
   mlir::func::CallOp call(mlir::OpBuilder &b, mlir::Location loc,
                           RuntimeFn fn, mlir::ValueRange args);
   /// The single result of a call to `fn`.
@@ -69,6 +71,9 @@ public:
                               mlir::Value buffer, mlir::RankedTensorType type);
   static mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+  /// Whether a call found a conflicting declaration (reported already).
+  bool failed() const { return conflict; }
+
 private:
   mlir::Value table(mlir::OpBuilder &b, mlir::Location loc,
                     mlir::DenseElementsAttr values);
@@ -76,6 +81,7 @@ private:
   mlir::ModuleOp module;
   std::map<std::string, std::string> globals; // printed value -> symbol
   int64_t nextTable = 0;
+  bool conflict = false;
 };
 
 } // namespace muon

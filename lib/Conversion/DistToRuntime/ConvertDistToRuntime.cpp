@@ -231,7 +231,8 @@ struct ConvertDistToRuntimePass
     muon::populateDistBoundaryPatterns(converter, patterns);
     muon::getTargetLowering(this->target)
         .populateCollectivePatterns(rt, comms, patterns);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+        rt.failed())
       return signalPassFailure();
 
     for (func::FuncOp f : functions) {
@@ -243,6 +244,8 @@ struct ConvertDistToRuntimePass
       if (f.isPublic())
         f->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
     }
+    if (rt.failed())
+      return signalPassFailure();
     // Meshes and groups are compile-time facts; drop them once unused.
     for (Operation &op : llvm::make_early_inc_range(module.getOps()))
       if (isa<MeshOp, FlatGroupOp>(op))

@@ -97,7 +97,8 @@ struct ConvertMuonToRuntimePass
     legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     muon::getTargetLowering(target).populateNewtonSchulzPatterns(rt, patterns);
-    if (failed(applyPartialConversion(module, legal, std::move(patterns))))
+    if (failed(applyPartialConversion(module, legal, std::move(patterns))) ||
+        rt.failed())
       signalPassFailure();
   }
 };

@@ -1,0 +1,40 @@
+// The lowering's diagnostics about the runtime ABI: role attributes it
+// cannot publish, and runtime functions declared with the wrong type.
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-dist-to-runtime
+
+// expected-error @below {{'func.func' op carries only one of muon_arg_roles and muon_result_roles}}
+func.func @one_list(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [[]]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op has a malformed role list 3 : i64}}
+func.func @list(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [3], muon_result_roles = [[]]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op has a malformed role {param = 0 : i64, role = "bias", step = 0 : i64}}}
+func.func @role(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [[{role = "bias", step = 0, param = 0}]], muon_result_roles = [[]]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+memref.global "private" constant @__muon_roles_taken : memref<1xi64> = dense<0>
+// expected-error @below {{'func.func' op cannot publish its role table: the symbol @__muon_roles_taken is taken}}
+func.func @taken(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [[]], muon_result_roles = [[]]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op declares runtime function @muon_rt_world_rank with type '() -> i32', but the runtime's function table says '() -> i64'}}
+func.func private @muon_rt_world_rank() -> i32
+func.func @rank() -> index {
+  %r = dist.rank @m
+  return %r : index
+}
