@@ -14,15 +14,6 @@
 
 #include <string>
 
-namespace {
-/// The targets by name, as the textual option spells them.
-struct TargetName {
-  const char *name;
-  muon::Target target;
-};
-constexpr TargetName kTargets[] = {{"cpu", muon::Target::Cpu}};
-} // namespace
-
 MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
   MuonLLVMPipelineOptions options;
   options.target = mlirStringRefCreate("cpu", 3);

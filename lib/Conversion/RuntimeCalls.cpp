@@ -87,10 +87,15 @@ RuntimeSignature muon::runtimeSignature(MLIRContext *ctx, RuntimeFn fn) {
 func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
                                 ValueRange args) {
   RuntimeSignature sig = runtimeSignature(b.getContext(), fnId);
-  if (TypeRange(args) != sig.type.getInputs())
-    llvm::report_fatal_error(
-        llvm::Twine("muon lowering: call to ") + sig.name +
-        " does not match the runtime function table");
+  if (TypeRange(args) != sig.type.getInputs()) {
+    // A caller that did not check its operands (e.g. a non-f32 tensor):
+    // report it at the op being lowered; the pass fails on failed().
+    if (!conflict)
+      mlir::emitError(loc, "cannot call runtime function @")
+          << sig.name << " with arguments of types " << TypeRange(args)
+          << ": its table entry takes " << sig.type.getInputs();
+    conflict = true;
+  }
   auto fn = module.lookupSymbol<func::FuncOp>(sig.name);
   if (!fn) {
     OpBuilder mb(module.getBodyRegion());

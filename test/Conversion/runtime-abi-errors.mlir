@@ -38,3 +38,20 @@ func.func @rank() -> index {
   %r = dist.rank @m
   return %r : index
 }
+
+// -----
+
+dist.mesh @m [dp = 2]
+!h = !dist.tensor<8x4xf16, @m, [shard<0>]>
+// expected-error @below {{'func.func' op argument #0 has type '!dist.tensor<8x4xf16, @m, [shard<0>]>'; the CPU runtime takes f32 tensors only}}
+func.func @f16_arg(%x: !h) -> tensor<4x4xf16> {
+  %l = dist.to_local %x : !h -> tensor<4x4xf16>
+  return %l : tensor<4x4xf16>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op has roles for 2 arguments and 0 results, but its signature has 1 and 1 (a pass changed the signature after muon-expand-step)}}
+func.func @stale(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [[], []], muon_result_roles = []} {
+  return %x : tensor<4xf32>
+}

@@ -214,5 +214,18 @@ LogicalResult run::readRoles(ModuleOp lowered, StepSpec &spec) {
   SmallVector<int64_t> table(values.getValues<int64_t>());
   spec.args.clear();
   spec.results.clear();
-  return RoleTableReader(global, table, spec).read(spec.args, spec.results);
+  if (failed(RoleTableReader(global, table, spec)
+                 .read(spec.args, spec.results)))
+    return failure();
+  // The entry after lowering takes the arguments, then one out-buffer per
+  // result: the table must describe exactly those.
+  auto entry = lowered.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" +
+                                                      spec.entry);
+  size_t expected = spec.args.size() + spec.results.size();
+  if (!entry || entry.getNumArguments() != expected)
+    return global.emitError("role table of @")
+           << spec.entry << " describes " << spec.args.size()
+           << " arguments and " << spec.results.size()
+           << " results, which does not match the entry's C interface";
+  return success();
 }

@@ -13,6 +13,7 @@
 #include "Reference.h"
 #include "muon/Layout/Layout.h"
 #include "muon/Plan/ParamPlan.h"
+#include "muon/Runtime/muon_runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -22,7 +23,12 @@
 namespace muon {
 namespace run {
 
-enum class Role { Param = 0, Momentum = 1, Grad = 2 };
+/// A tensor's role, numbered as the compiler's role table numbers it.
+enum class Role {
+  Param = MUON_RT_ROLE_PARAM,
+  Grad = MUON_RT_ROLE_GRAD,
+  Momentum = MUON_RT_ROLE_MOMENTUM
+};
 
 /// One entry-point argument or result.
 struct TensorSpec {

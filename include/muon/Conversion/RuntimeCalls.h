@@ -41,9 +41,9 @@ public:
   explicit RuntimeCalls(mlir::ModuleOp module);
 
   /// Calls runtime function `fn`, declared on first use from the table.
-  /// `args` must have the table's types (an internal error otherwise). A
-  /// function of that name already declared with another type is reported
-  /// at the declaration, and failed() turns true.
+  /// Arguments whose types differ from the table's, or a function of that
+  /// name already declared with another type, are reported (at `loc` / the
+  /// declaration) and make failed() true; the caller's pass must then fail.
   mlir::func::CallOp call(mlir::OpBuilder &b, mlir::Location loc,
                           RuntimeFn fn, mlir::ValueRange args);
   /// The single result of a call to `fn`.

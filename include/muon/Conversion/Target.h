@@ -4,9 +4,10 @@
 // only ops whose lowering depends on the hardware: each target names the
 // patterns for them (and, at run time, the runtime backend that serves the
 // calls). Momentum, update and the function boundary are shared by every
-// target. Adding a target means adding an enumerator to muon::Target, an
-// entry in lib/Conversion/Targets.cpp with its patterns, and a runtime
-// backend: the existing patterns are not edited.
+// target. Adding a target means adding an enumerator to muon::Target and
+// its name to the two `target` option lists (Passes.td's targetOptions and
+// MuonToLLVMOptions), a row in lib/Conversion/Targets.cpp with its patterns,
+// and a runtime backend: the existing patterns are not edited.
 //
 //===----------------------------------------------------------------------===//
 

@@ -76,9 +76,10 @@ Value CommunicatorTable::lookup(Operation *op) const {
   auto [meshName, axes] = commOf(op);
   MeshOp mesh = lookupMesh(op, meshName);
   auto fn = op->getParentOfType<func::FuncOp>();
-  return entries
-      .at({fn.getOperation(), keyOf(mesh, axisIndices(mesh, axes))})
-      .handle;
+  if (!mesh || !fn)
+    return {};
+  auto it = entries.find({fn.getOperation(), keyOf(mesh, axisIndices(mesh, axes))});
+  return it == entries.end() ? Value() : it->second.handle;
 }
 
 int64_t CommunicatorTable::groupSize(Operation *op) const {
@@ -273,20 +274,33 @@ public:
   CommunicatorTable &comms;
 };
 
-/// A pattern for one dist op, with the shared lowering at hand.
+/// A pattern for one dist op, with the shared lowering at hand. It applies
+/// only where the communicator table has the op's communicator (the
+/// function was prepared by CommunicatorTable::createFor).
 template <typename Op>
 struct DistPattern : OpConversionPattern<Op> {
+  using Adaptor = typename OpConversionPattern<Op>::OpAdaptor;
   DistPattern(MLIRContext *ctx, const CollectiveLowering &lowering)
       : OpConversionPattern<Op>(ctx), lowering(lowering) {}
-  CollectiveLowering lowering; // two references: cheap to copy
 
+  LogicalResult
+  matchAndRewrite(Op op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (needsCommunicator() && !lowering.comms.lookup(op))
+      return rewriter.notifyMatchFailure(op, "no communicator prepared");
+    return lower(op, adaptor, rewriter);
+  }
+  virtual bool needsCommunicator() const { return true; }
+  virtual LogicalResult lower(Op op, Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const = 0;
+
+  CollectiveLowering lowering; // two references: cheap to copy
 };
 
 struct AllGatherToRuntime : DistPattern<AllGatherOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(AllGatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(AllGatherOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, lowering.splitCollective(
                                rewriter, op, adaptor.getInput(),
                                RuntimeFn::muon_rt_all_gather,
@@ -298,9 +312,8 @@ struct AllGatherToRuntime : DistPattern<AllGatherOp> {
 
 struct GatherToRuntime : DistPattern<GatherOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(GatherOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(
         op, lowering.splitCollective(
                 rewriter, op, adaptor.getInput(), RuntimeFn::muon_rt_gather,
@@ -312,9 +325,8 @@ struct GatherToRuntime : DistPattern<GatherOp> {
 
 struct ScatterToRuntime : DistPattern<ScatterOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(ScatterOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     int64_t root = static_cast<int64_t>(op.getRoot());
     rewriter.replaceOp(
         op, lowering.splitCollective(
@@ -327,9 +339,8 @@ struct ScatterToRuntime : DistPattern<ScatterOp> {
 
 struct ReduceScatterToRuntime : DistPattern<ReduceScatterOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(ReduceScatterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(ReduceScatterOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(
         op, lowering.splitCollective(
                 rewriter, op, adaptor.getInput(),
@@ -342,9 +353,8 @@ struct ReduceScatterToRuntime : DistPattern<ReduceScatterOp> {
 
 struct AllReduceToRuntime : DistPattern<AllReduceOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(AllReduceOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, lowering.sameShapeCollective(
                                rewriter, op, adaptor.getInput(),
                                RuntimeFn::muon_rt_all_reduce,
@@ -355,9 +365,8 @@ struct AllReduceToRuntime : DistPattern<AllReduceOp> {
 
 struct BroadcastToRuntime : DistPattern<BroadcastOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(BroadcastOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     int64_t root = static_cast<int64_t>(op.getRoot());
     rewriter.replaceOp(op, lowering.sameShapeCollective(
                                rewriter, op, adaptor.getInput(),
@@ -368,9 +377,8 @@ struct BroadcastToRuntime : DistPattern<BroadcastOp> {
 
 struct AllToAllToRuntime : DistPattern<AllToAllOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(AllToAllOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(AllToAllOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto outT = cast<RankedTensorType>(op.getResult().getType());
     auto [buf, out] = RuntimeCalls::allocate(rewriter, loc, outT, {});
@@ -388,9 +396,9 @@ struct AllToAllToRuntime : DistPattern<AllToAllOp> {
 
 struct RankToRuntime : DistPattern<RankOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(RankOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  bool needsCommunicator() const override { return false; }
+  LogicalResult lower(RankOp op, Adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Value v = lowering.rt.callValue(rewriter, op.getLoc(),
                                     RuntimeFn::muon_rt_world_rank, {});
     rewriter.replaceOp(op, arith::IndexCastOp::create(
@@ -402,9 +410,8 @@ struct RankToRuntime : DistPattern<RankOp> {
 
 struct CoordToRuntime : DistPattern<CoordOp> {
   using DistPattern::DistPattern;
-  LogicalResult
-  matchAndRewrite(CoordOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult lower(CoordOp op, Adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, lowering.commRank(rewriter, op.getLoc(),
                                              lowering.comms.lookup(op)));
     return success();

@@ -36,6 +36,12 @@ LogicalResult checkLowerable(func::FuncOp f) {
     return f.emitOpError("has several blocks; the CPU lowering expects "
                          "structured control flow (scf)");
   for (BlockArgument arg : f.getArguments())
+    if (auto dt = dyn_cast<DistTensorType>(arg.getType());
+        dt && !dt.getElementType().isF32())
+      return f.emitOpError("argument #")
+             << arg.getArgNumber() << " has type " << dt
+             << "; the CPU runtime takes f32 tensors only";
+  for (BlockArgument arg : f.getArguments())
     if (isa<DistTensorType>(arg.getType()))
       for (Operation *user : arg.getUsers())
         if (!isa<ToLocalOp>(user))
@@ -145,6 +151,20 @@ LogicalResult emitRoleTable(func::FuncOp f) {
   if (!args || !results)
     return f.emitOpError("carries only one of muon_arg_roles and "
                          "muon_result_roles");
+  if (args.size() != f.getNumArguments() ||
+      results.size() != f.getNumResults())
+    return f.emitOpError("has roles for ")
+           << args.size() << " arguments and " << results.size()
+           << " results, but its signature has " << f.getNumArguments()
+           << " and " << f.getNumResults()
+           << " (a pass changed the signature after muon-expand-step)";
+  // Only entry points (public functions) publish a table; a private
+  // function is not called by a host.
+  if (!f.isPublic()) {
+    f->removeAttr("muon_arg_roles");
+    f->removeAttr("muon_result_roles");
+    return success();
+  }
   SmallVector<int64_t> table{MUON_RT_ROLES_VERSION,
                              static_cast<int64_t>(args.size()),
                              static_cast<int64_t>(results.size())};
@@ -202,7 +222,9 @@ struct ConvertDistToRuntimePass
     SmallVector<func::FuncOp> functions;
     DenseMap<Operation *, SmallVector<std::pair<unsigned, SmallVector<int64_t>>>>
         argTables;
-    for (auto f : module.getOps<func::FuncOp>()) {
+    SmallVector<func::FuncOp> all;
+    module.walk([&](func::FuncOp f) { all.push_back(f); });
+    for (func::FuncOp f : all) {
       if (f.isExternal())
         continue;
       // A step result the function does not return leaves a

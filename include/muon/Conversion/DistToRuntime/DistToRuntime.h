@@ -52,7 +52,7 @@ public:
   /// diagnostic on an unknown mesh.
   mlir::LogicalResult createFor(mlir::func::FuncOp fn, RuntimeCalls &rt);
   /// The communicator handle (i64) for `op`'s (mesh, axes), in the function
-  /// around `op`.
+  /// around `op`; null when createFor did not prepare that function.
   mlir::Value lookup(mlir::Operation *op) const;
   /// The number of members of `op`'s communicator.
   int64_t groupSize(mlir::Operation *op) const;

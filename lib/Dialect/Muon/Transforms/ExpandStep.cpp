@@ -387,7 +387,10 @@ struct MuonExpandStepPass
       FailureOr<StepFacts> facts = analyzeStep(step);
       if (failed(facts))
         return signalPassFailure();
-      recordRoles(step, stepsInFunction[step->getParentOp()]++);
+      // Steps are numbered per function, in program order, wherever in
+      // the body they sit.
+      recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
+                                            .getOperation()]++);
       StepExpander(step, *facts).run();
     }
   }

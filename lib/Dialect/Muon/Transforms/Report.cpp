@@ -55,18 +55,21 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
-std::string chainStr(const plan::ParamPlan &pp, const layout::Mesh &mesh) {
-  std::string s;
-  for (const plan::Split &split : pp.chain) {
-    if (!s.empty())
-      s += ",";
-    s += mesh.axisNames[split.axis];
-    s += split.kind == plan::Split::Kind::Flat ? "(flat)"
-                                               : "(d" + std::to_string(split.dim) + ")";
+/// The chain column: the plan's gathers (innermost first) and broadcast.
+std::string chainStr(const std::vector<plan::CommStep> &steps,
+                     const layout::Mesh &mesh) {
+  std::string s, bcast;
+  for (const plan::CommStep &step : steps) {
+    if (step.kind == plan::CommStep::Kind::Gather) {
+      s += (s.empty() ? "" : ",") + mesh.axisNames[step.axes[0]];
+      s += step.split == plan::Split::Kind::Flat
+               ? "(flat)"
+               : "(d" + std::to_string(step.dim) + ")";
+    }
+    if (step.kind == plan::CommStep::Kind::Broadcast)
+      for (int a : step.axes)
+        bcast += (bcast.empty() ? "" : ",") + mesh.axisNames[a];
   }
-  std::string bcast;
-  for (int a : pp.replicateAxes)
-    bcast += (bcast.empty() ? "" : ",") + mesh.axisNames[a];
   if (!bcast.empty())
     s += (s.empty() ? "" : " ") + std::string("bcast ") + bcast;
   return s.empty() ? "-" : s;
@@ -119,7 +122,11 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                        shapeStr(p.shape).c_str(), owner.c_str(),
                        flops * ranks.size(), t.gathered - g0,
                        t.scattered - s0,
-                       chainStr(p.plan, mesh).c_str());
+                       chainStr(plan::planSteps(p.plan, p.layout,
+                                                p.gradLayout, mesh,
+                                                owners[i]),
+                                mesh)
+                           .c_str());
   }
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s\n", "rank", "coords",
                      "params", "ns_flops", "sent_B", "recv_B");
