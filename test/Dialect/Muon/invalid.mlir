@@ -402,3 +402,81 @@ func.func @f(%x: tensor<8x8xf32>) {
 
 // expected-error @+1 {{expected `expert` or `stage`, got 'layer'}}
 func.func private @f() attributes {p = #muon.param<"w", layer = pp[1]>}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @shared_gradient(%p0: !t, %p1: !t, %g: !t, %m0: !t, %m1: !t) -> (!t, !t, !t, !t) {
+  // expected-error @+1 {{uses one value as the gradient of parameter #0 and as the gradient of parameter #1; every parameter, gradient and momentum buffer must be a value of its own}}
+  %r:4 = muon.step params(%p0, %p1 : !t, !t) grads(%g, %g : !t, !t) momenta(%m0, %m1 : !t, !t) {lr = 0.02 : f64}
+  return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @aliased_momentum(%p: !t, %g: !t) -> (!t, !t) {
+  // expected-error @+1 {{uses one value as the parameter of parameter #0 ('w') and as the momentum buffer of parameter #0 ('w')}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%p : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w">]}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @infinite_lr(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{lr must be finite, got INF}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0x7FF0000000000000 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @nan_weight_decay(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{weight_decay must be finite, got}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, weight_decay = 0x7FF8000000000000 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @infinite_eps(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{eps must be finite, got}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, eps = 0x7FF0000000000000 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @nan_coefficient(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{Newton-Schulz coefficient #1 is not finite}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_coeffs = array<f64: 3.4445, 0x7FF8000000000000, 2.0315>}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+func.func @ns_nan_coefficient(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{Newton-Schulz coefficient #0 is not finite}}
+  %o = muon.newton_schulz %x steps 1 coeffs [0x7FF0000000000000, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<4x4xf32>
+  return %o : tensor<4x4xf32>
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @huge_ns_steps(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{ns_steps must be at most 1048576, got 4611686018427387904}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_steps = 4611686018427387904 : i64}
+  return %r#0, %r#1 : !t, !t
+}

@@ -11,10 +11,12 @@ dist.mesh @m [dp = 4]
 // fill ranks 2, 3, then 2 again.
 // OVERRIDE-LABEL: func.func @round_robin
 // OVERRIDE: owners = array<i64: 2, 0, 3, 1, 2>
-func.func @round_robin(%p0: !b, %p1: !a, %p2: !b, %p3: !a, %p4: !b) {
+func.func @round_robin(%p0: !b, %p1: !a, %p2: !b, %p3: !a, %p4: !b,
+                       %g0: !b, %g1: !a, %g2: !b, %g3: !a, %g4: !b,
+                       %m0: !b, %m1: !a, %m2: !b, %m3: !a, %m4: !b) {
   %r:10 = muon.step params(%p0, %p1, %p2, %p3, %p4 : !b, !a, !b, !a, !b)
-      grads(%p0, %p1, %p2, %p3, %p4 : !b, !a, !b, !a, !b)
-      momenta(%p0, %p1, %p2, %p3, %p4 : !b, !a, !b, !a, !b) {lr = 0.02 : f64}
+      grads(%g0, %g1, %g2, %g3, %g4 : !b, !a, !b, !a, !b)
+      momenta(%m0, %m1, %m2, %m3, %m4 : !b, !a, !b, !a, !b) {lr = 0.02 : f64}
   return
 }
 
@@ -27,9 +29,10 @@ dist.mesh @m [dp = 4]
 // CHECK-LABEL: func.func @explicit
 // CHECK: owners = array<i64: 3, 0, 3>
 // CHECK-NOT: assignment
-func.func @explicit(%p0: !t, %p1: !t, %p2: !t) {
-  %r:6 = muon.step params(%p0, %p1, %p2 : !t, !t, !t) grads(%p0, %p1, %p2 : !t, !t, !t)
-      momenta(%p0, %p1, %p2 : !t, !t, !t)
+func.func @explicit(%p0: !t, %p1: !t, %p2: !t, %g0: !t, %g1: !t, %g2: !t,
+                    %m0: !t, %m1: !t, %m2: !t) {
+  %r:6 = muon.step params(%p0, %p1, %p2 : !t, !t, !t) grads(%g0, %g1, %g2 : !t, !t, !t)
+      momenta(%m0, %m1, %m2 : !t, !t, !t)
       {lr = 0.02 : f64, strategy = #muon.strategy<explicit>,
        assignment = [array<i64: 1>, array<i64>, array<i64>, array<i64: 0, 2>]}
   return
@@ -48,10 +51,12 @@ dist.mesh @m [ep = 2, dp = 2]
 !w = !dist.tensor<32x32xf32, @m, [replicate, shard<0>]>
 // CHECK-LABEL: func.func @balanced_ep
 // CHECK: owners = array<i64: 0, 1, 3, 1>
-func.func @balanced_ep(%s: !stack, %h: !whole, %w0: !w, %w1: !w) {
+func.func @balanced_ep(%s: !stack, %h: !whole, %w0: !w, %w1: !w,
+                       %gs: !stack, %gh: !whole, %gw0: !w, %gw1: !w,
+                       %ms: !stack, %mh: !whole, %mw0: !w, %mw1: !w) {
   %r:8 = muon.step params(%s, %h, %w0, %w1 : !stack, !whole, !w, !w)
-      grads(%s, %h, %w0, %w1 : !stack, !whole, !w, !w)
-      momenta(%s, %h, %w0, %w1 : !stack, !whole, !w, !w)
+      grads(%gs, %gh, %gw0, %gw1 : !stack, !whole, !w, !w)
+      momenta(%ms, %mh, %mw0, %mw1 : !stack, !whole, !w, !w)
       {lr = 0.02 : f64, strategy = #muon.strategy<balanced>}
   return
 }

@@ -38,6 +38,12 @@ static LogicalResult verifyNsParams(Operation *op, int64_t steps,
                                     double eps, Type computeType) {
   if (steps < 1)
     return op->emitOpError("ns_steps must be at least 1, got ") << steps;
+  // A bound that keeps every product of ns_steps (coefficient counts, FLOP
+  // estimates) far from overflow; real schedules use 5 to 10 iterations.
+  constexpr int64_t kMaxSteps = 1 << 20;
+  if (steps > kMaxSteps)
+    return op->emitOpError("ns_steps must be at most ")
+           << kMaxSteps << ", got " << steps;
   if (numCoeffs != static_cast<size_t>(3 * steps) &&
       !(allowOneTriple && numCoeffs == 3))
     return op->emitOpError("has ")
@@ -45,11 +51,23 @@ static LogicalResult verifyNsParams(Operation *op, int64_t steps,
            << (allowOneTriple ? "3 (one (a, b, c) triple) or " : "")
            << 3 * steps << " (one triple per iteration, ns_steps = " << steps
            << ")";
+  if (!std::isfinite(eps))
+    return op->emitOpError("eps must be finite, got ") << eps;
   if (!(eps >= 0))
     return op->emitOpError("eps must be non-negative, got ") << eps;
   if (computeType && !computeType.isF32() && !computeType.isBF16())
     return op->emitOpError("Newton-Schulz computes in f32 or bf16, not ")
            << computeType;
+  return success();
+}
+
+/// Newton-Schulz coefficients must be finite numbers.
+static LogicalResult verifyFiniteCoeffs(Operation *op,
+                                        ArrayRef<double> coeffs) {
+  for (auto [k, c] : llvm::enumerate(coeffs))
+    if (!std::isfinite(c))
+      return op->emitOpError("Newton-Schulz coefficient #")
+             << k << " is not finite (" << c << ")";
   return success();
 }
 
@@ -158,14 +176,21 @@ LogicalResult StepOp::verify() {
                             /*allowOneTriple=*/true, getEps().convertToDouble(),
                             getNsElementType())))
     return failure();
+  if (std::optional<ArrayRef<double>> coeffs = getNsCoeffs())
+    if (failed(verifyFiniteCoeffs(*this, *coeffs)))
+      return failure();
   double lr = getLr().convertToDouble(), beta = getMomentum().convertToDouble();
+  if (!std::isfinite(lr))
+    return emitOpError("lr must be finite, got ") << lr;
   if (!(lr >= 0))
     return emitOpError("lr must be non-negative, got ") << lr;
   if (!(beta >= 0 && beta < 1))
     return emitOpError("momentum must be in [0, 1), got ") << beta;
-  if (!(getWeightDecay().convertToDouble() >= 0))
-    return emitOpError("weight_decay must be non-negative, got ")
-           << getWeightDecay().convertToDouble();
+  double wd = getWeightDecay().convertToDouble();
+  if (!std::isfinite(wd))
+    return emitOpError("weight_decay must be finite, got ") << wd;
+  if (!(wd >= 0))
+    return emitOpError("weight_decay must be non-negative, got ") << wd;
   if (static_cast<int64_t>(getPrefetchCount()) < 0)
     return emitOpError("prefetch_count must be non-negative, got ")
            << static_cast<int64_t>(getPrefetchCount());
@@ -288,6 +313,24 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
                << describeParam(i)
                << "; every parameter needs exactly one owner";
   }
+  // Last, so that the checks above report first. One value as two operands: the step would update one buffer twice (a
+  // parameter aliased with its momentum) or a host could not tell which
+  // tensor to pass (one gradient for two parameters).
+  llvm::DenseMap<Value, std::string> roleOf;
+  for (int64_t i = 0; i < n; ++i)
+    for (auto [what, v] :
+         {std::pair<StringRef, Value>{"parameter", getParams()[i]},
+          {"gradient", getGrads()[i]},
+          {"momentum buffer", getMomenta()[i]}}) {
+      std::string role = (what + " of parameter " + describeParam(i)).str();
+      auto [it, inserted] = roleOf.try_emplace(v, role);
+      if (!inserted)
+        return emitOpError("uses one value as the ")
+               << it->second << " and as the " << role
+               << "; every parameter, gradient and momentum buffer must be "
+                  "a value of its own";
+    }
+
   return success();
 }
 
@@ -302,6 +345,8 @@ LogicalResult NewtonSchulzOp::verify() {
            << t.getRank();
   if (!isa<FloatType>(t.getElementType()))
     return emitOpError("needs a float tensor, got ") << t.getElementType();
+  if (failed(verifyFiniteCoeffs(*this, getCoeffs())))
+    return failure();
   return verifyNsParams(*this, getSteps(), getCoeffs().size(),
                         /*allowOneTriple=*/true, getEps().convertToDouble(),
                         getComputeType());

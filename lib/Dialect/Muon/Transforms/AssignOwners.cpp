@@ -96,6 +96,11 @@ struct MuonAssignOwnersPass
       if (failed(facts))
         return WalkResult::interrupt();
       Strategy s = override ? *override : step.getStrategy();
+      // Owners a step already carries fix its assignment, whatever its
+      // strategy (the strategy says how to fill them in when absent); only
+      // the pass option `strategy=` recomputes them.
+      if (!override && step.getOwners())
+        return WalkResult::advance();
       std::vector<int64_t> owners;
       switch (s) {
       case Strategy::RoundRobin:
