@@ -56,10 +56,13 @@ public:
   virtual void finalize() = 0;
   [[noreturn]] virtual void abort(int code) = 0;
   virtual void barrier() = 0;
+  /// A non-blocking barrier over the world: waited on with the timeout
+  /// before calls that cannot time out themselves (communicator creation).
+  using Op = std::unique_ptr<PendingOp>;
+  virtual Op worldBarrier(std::string &error) = 0;
 
   // Non-blocking primitives. Every pointer stays valid until completion.
   // Each returns null and sets `error` when the call itself fails.
-  using Op = std::unique_ptr<PendingOp>;
   virtual Op allGatherV(int comm, const float *in, int64_t n, float *out,
                         const Counts &c, std::string &error) = 0;
   virtual Op gatherV(int comm, const float *in, int64_t n, float *out,

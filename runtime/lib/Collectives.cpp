@@ -472,6 +472,15 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
 
 } // extern "C"
 
+void muon::rt::arriveAll(const std::string &op, const std::string &comm) {
+  Request r{nullptr, {}, {}, op, comm};
+  std::string error;
+  r.op = backend().worldBarrier(error);
+  if (!r.op)
+    fatal(op, comm, error);
+  submit(std::move(r), 0);
+}
+
 namespace {
 /// The world as a one-axis mesh (created on first use, like any comm).
 const Communicator &world(int64_t &handle) {

@@ -80,6 +80,10 @@ extern "C" int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *meshShape,
   int64_t size = 1;
   for (int64_t a : axes)
     size *= shape[a];
+  // MPI_Comm_split blocks with no timeout: a rank that never arrives (hung
+  // or dead before its first collective) would hang its peers forever.
+  // Meet in a non-blocking barrier first, waited on with the timeout.
+  arriveAll("comm", name);
   std::string error;
   int id = b.split(color, index, error);
   if (id < 0)

@@ -113,6 +113,11 @@ public:
     std::_Exit(code);
   }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  Op worldBarrier(std::string &error) override {
+    auto op = std::make_unique<MpiOp>();
+    int rc = MPI_Ibarrier(MPI_COMM_WORLD, &op->request);
+    return finish(std::move(op), rc, error);
+  }
 
   Op allGatherV(int comm, const float *in, int64_t n, float *out,
                 const Counts &c, std::string &error) override {

@@ -5,9 +5,11 @@
 #include "State.h"
 #include "Tensor.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 using namespace muon::rt;
 
@@ -30,6 +32,11 @@ void muon::rt::startBackend(int *argc, char ***argv) {
     std::exit(2);
   }
   theBackend = createMpiBackend(argc, argv);
+  // Out of memory anywhere in the process (runtime, compiled code's
+  // allocations through operator new, the host) ends the job with the
+  // runtime's error line and a job-wide abort, not an uncaught bad_alloc.
+  std::set_new_handler(
+      [] { fatal("allocate", "", "out of memory (operator new failed)"); });
 }
 
 bool muon::rt::backendStarted() { return theBackend != nullptr; }
@@ -48,20 +55,24 @@ double muon::rt::timeoutSeconds() {
     if (const char *env = std::getenv("MUON_RT_TIMEOUT_S")) {
       char *end = nullptr;
       double v = std::strtod(env, &end);
-      if (end == env || *end || v <= 0) {
-        std::fprintf(stderr,
-                     "muon-rt: error: MUON_RT_TIMEOUT_S='%s' is not a "
-                     "positive number of seconds\n",
-                     env);
-        std::exit(2);
-      }
+      // NaN compares false with everything: it would disable the timeout.
+      if (end == env || *end || !(v > 0) || !std::isfinite(v))
+        fatal("init", "",
+              std::string("MUON_RT_TIMEOUT_S='") + env +
+                  "' is not a positive, finite number of seconds");
       theTimeout = v;
     }
   }
   return theTimeout;
 }
 
-void muon::rt::setTimeoutSeconds(double s) { theTimeout = s; }
+void muon::rt::setTimeoutSeconds(double s) {
+  if (!(s > 0) || !std::isfinite(s))
+    fatal("set_timeout", "",
+          "timeout " + std::to_string(s) +
+              " s is not a positive, finite number of seconds");
+  theTimeout = s;
+}
 
 void muon::rt::fatal(const std::string &op, const std::string &comm,
                      const std::string &cause) {
@@ -88,7 +99,7 @@ int64_t muon_rt_world_rank(void) { return backend().worldRank(); }
 int64_t muon_rt_world_size(void) { return backend().worldSize(); }
 void muon_rt_set_timeout(double seconds) { setTimeoutSeconds(seconds); }
 void muon_rt_fail(const char *op, const char *cause) { fatal(op, "", cause); }
-void muon_rt_barrier(void) { backend().barrier(); }
+void muon_rt_barrier(void) { arriveAll("barrier", "world"); }
 
 void muon_rt_get_counters(muon_rt_counters *out) {
   if (out)

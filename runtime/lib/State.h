@@ -24,6 +24,11 @@ struct Communicator {
 /// The communicator behind a handle; aborts on an unknown handle.
 const Communicator &communicator(int64_t handle, const char *op);
 
+/// Waits for every rank to arrive here, within the timeout (a job-wide
+/// abort naming `op` otherwise). Used in front of calls that block without
+/// a timeout of their own, such as communicator creation.
+void arriveAll(const std::string &op, const std::string &comm);
+
 } // namespace rt
 } // namespace muon
 
