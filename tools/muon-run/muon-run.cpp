@@ -17,8 +17,13 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace muon::run;
@@ -66,6 +71,11 @@ cl::opt<std::string> inject(
              "hang, pass a wrong shard, or perturb its first parameter shard "
              "by 1e-3 after the step (the check must then FAIL)"),
     cl::init(""), cl::cat(category));
+cl::opt<bool> allowOversubscribe(
+    "allow-oversubscribe",
+    cl::desc("Launch even when the job has more than 8 ranks per core (a "
+             "runaway launch is hard to stop; by default it is refused)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> worker("worker",
                      cl::desc("Run as one rank of an already launched job"),
                      cl::init(false), cl::cat(category));
@@ -75,6 +85,14 @@ bool underMpi() {
     if (std::getenv(v))
       return true;
   return false;
+}
+
+/// A whole non-negative decimal integer, or nothing.
+std::optional<int64_t> parseCount(const std::string &s) {
+  if (s.empty() || s.size() > 18 ||
+      s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(s);
 }
 
 bool parseFault(const std::string &s, Fault &f) {
@@ -89,9 +107,56 @@ bool parseFault(const std::string &s, Fault &f) {
            : kind == "shard-shape" ? Fault::ShardShape
            : kind == "corrupt"     ? Fault::Corrupt
                                    : Fault::None;
-  f.rank = std::atoll(s.substr(at + 1, colon - at - 1).c_str());
-  f.step = std::atoll(s.substr(colon + 1).c_str());
+  std::optional<int64_t> rank = parseCount(s.substr(at + 1, colon - at - 1));
+  std::optional<int64_t> step = parseCount(s.substr(colon + 1));
+  if (!rank || !step)
+    return false;
+  f.rank = *rank;
+  f.step = *step;
   return f.kind != Fault::None;
+}
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "muon-run: error: %s\n", message.c_str());
+  return 1;
+}
+
+/// The options' values, checked before anything runs. Returns "" or why.
+std::string validateOptions() {
+  auto number = [](double v) { return std::to_string(v); };
+  if (np.getNumOccurrences() && np < 1)
+    return "--np must be >= 1, got " + std::to_string(np);
+  if (steps < 1)
+    return "--steps must be >= 1";
+  if (!std::isfinite(rtol) || rtol < 0)
+    return "--rtol must be a finite number >= 0, got " + number(rtol);
+  if (!std::isfinite(atolOpt) || atolOpt < 0)
+    return "--atol must be a finite number >= 0, got " + number(atolOpt);
+  if (optLevel < 0 || optLevel > 3)
+    return "-O must be 0, 1, 2 or 3, got " + std::to_string(optLevel);
+  if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
+    return "--timeout must be a positive, finite number of seconds, got " +
+           number(timeout);
+  return "";
+}
+
+/// Whether `program` can be started (found on PATH or given as a path).
+bool runnable(const std::string &program) {
+  if (program.find('/') != std::string::npos)
+    return access(program.c_str(), X_OK) == 0;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0)
+      return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 /// Lowers once in the launcher so that a bad input is reported once,
@@ -105,6 +170,8 @@ int64_t checkInput(const Options &o) {
   return mlir::failed(spec) ? -1 : spec->mesh.numRanks();
 }
 
+/// Runs the MPI launcher and waits for it, so that a launcher that fails
+/// without a word (a wrong --mpirun) still gets a message.
 int launch(int ranks, int argc, char **argv) {
   setenv("OPENBLAS_NUM_THREADS", "1", 0); // ranks share the cores
   if (timeout > 0)
@@ -115,8 +182,13 @@ int launch(int ranks, int argc, char **argv) {
   for (const char *a : {"--oversubscribe", "--bind-to", "none", "-np"})
     cmd.push_back(a);
   cmd.push_back(std::to_string(ranks));
+  // Rank 0 writes its verdict here: a launcher that fails without a word
+  // (a wrong --mpirun) is then told apart from a job that reached one.
+  std::string verdictFile =
+      "/tmp/muon-run-verdict-" + std::to_string(getpid());
+  setenv("MUON_RUN_VERDICT", verdictFile.c_str(), 1);
   for (const char *v : {"OPENBLAS_NUM_THREADS", "MUON_RT_TIMEOUT_S",
-                        "MUON_RT_BACKEND"})
+                        "MUON_RT_BACKEND", "MUON_RUN_VERDICT"})
     if (std::getenv(v)) {
       cmd.push_back("-x");
       cmd.push_back(v);
@@ -140,16 +212,40 @@ int launch(int ranks, int argc, char **argv) {
     args.push_back(s.data());
   args.push_back(nullptr);
   std::fflush(stdout);
-  execvp(args[0], args.data());
-  std::fprintf(stderr, "muon-run: error: cannot run '%s': %s\n",
-               mpirun.c_str(), std::strerror(errno));
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    return usageError(std::string("cannot start '") + mpirun + "': " +
+                      std::strerror(errno));
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "muon-run: error: cannot run '%s': %s\n",
+                 mpirun.c_str(), std::strerror(errno));
+    std::_Exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  bool verdict = access(verdictFile.c_str(), F_OK) == 0;
+  std::remove(verdictFile.c_str());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return 0;
+  if (!verdict) {
+    if (WIFSIGNALED(status))
+      std::fprintf(stderr, "muon-run: error: the job ended without a "
+                           "verdict: the MPI launcher '%s' was killed by "
+                           "signal %d\n", mpirun.c_str(), WTERMSIG(status));
+    else
+      std::fprintf(stderr, "muon-run: error: the job ended without a "
+                           "verdict: the MPI launcher '%s' exited with status "
+                           "%d (messages above, if any, say why)\n",
+                   mpirun.c_str(), WEXITSTATUS(status));
+  }
   return 1;
 }
 } // namespace
 
 int main(int argc, char **argv) {
-  // The pipeline is built from registered pass names.
-  muon::registerToolPasses();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -169,16 +265,16 @@ int main(int argc, char **argv) {
   o.atol = atolOpt;
   o.dumpDir = dumpDir;
   o.optLevel = optLevel;
-  if (!parseFault(inject, o.fault)) {
-    std::fprintf(stderr, "muon-run: error: bad --inject-fault '%s' (expected "
-                         "kill@R:S, hang@R:S, shard-shape@R:S or corrupt@R:S)\n",
-                 inject.c_str());
-    return 1;
-  }
-  if (steps < 1) {
-    std::fprintf(stderr, "muon-run: error: --steps must be >= 1\n");
-    return 1;
-  }
+  if (!parseFault(inject, o.fault))
+    return usageError("bad --inject-fault '" + inject +
+                      "' (expected kill@R:S, hang@R:S, shard-shape@R:S or "
+                      "corrupt@R:S with R and S non-negative integers)");
+  if (std::string why = validateOptions(); !why.empty())
+    return usageError(why);
+  if (o.fault.kind != Fault::None && o.fault.step >= steps)
+    return usageError("--inject-fault step " + std::to_string(o.fault.step) +
+                      " is beyond the last step (" +
+                      std::to_string(steps - 1) + ")");
   if (timeout > 0)
     setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
   if (worker || underMpi())
@@ -196,7 +292,24 @@ int main(int argc, char **argv) {
                  static_cast<long long>(meshRanks), ranks);
     return 1;
   }
+  if (o.fault.kind != Fault::None && o.fault.rank >= ranks)
+    return usageError("--inject-fault rank " + std::to_string(o.fault.rank) +
+                      " is outside the job (" + std::to_string(ranks) +
+                      " ranks)");
+  // Even one rank initialises MPI, and OpenMPI needs its launcher for that.
+  if (!runnable(mpirun))
+    return usageError("cannot find the MPI launcher '" + mpirun +
+                      "' (install OpenMPI, put mpirun on PATH, or pass "
+                      "--mpirun=PATH)");
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (ranks > 8 * static_cast<int64_t>(cores) && !allowOversubscribe)
+    return usageError(
+        "the mesh needs " + std::to_string(ranks) + " ranks but this machine "
+        "has " + std::to_string(cores) + " cores; more than 8 ranks per core "
+        "is refused (pass --allow-oversubscribe to launch anyway)");
   if (ranks == 1)
     return runWorker(o, &argc, &argv);
+  std::fprintf(stderr, "muon-run: launching %d ranks with %s on %u cores\n",
+               ranks, mpirun.c_str(), cores);
   return launch(ranks, argc, argv);
 }
