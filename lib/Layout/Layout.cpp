@@ -125,7 +125,9 @@ Interval muon::layout::chunk(int64_t length, int64_t parts, int64_t index,
   int64_t total = std::accumulate(weights.begin(), weights.end(), int64_t(0));
   int64_t begin = 0;
   for (int64_t i = 0; i <= index; ++i) {
-    int64_t want = ceilDiv(length * weights[i], total);
+    // length * weight in 128 bits: both may be large, the quotient is not.
+    __int128 scaled = static_cast<__int128>(length) * weights[i];
+    int64_t want = static_cast<int64_t>((scaled + total - 1) / total);
     int64_t size = std::min(want, length - begin);
     if (i == index)
       return {begin, size};
@@ -212,16 +214,32 @@ std::string muon::layout::verifyWeights(const std::vector<int64_t> &weights, int
   if (static_cast<int64_t>(weights.size()) != parts)
     return what + " has " + std::to_string(weights.size()) +
            " weights but the axis has " + std::to_string(parts) + " ranks";
-  for (int64_t w : weights)
+  int64_t total = 0;
+  for (int64_t w : weights) {
     if (w <= 0)
       return what + " has non-positive weight " + std::to_string(w) +
              "; weights must be positive";
+    // Weights are proportions: a bound far from overflow keeps their sum
+    // (and every split computed from it) exact.
+    if (w > kMaxWeightTotal - total)
+      return what + " has weights summing past 2^31; weights are "
+                    "proportions, scale them down";
+    total += w;
+  }
   return "";
 }
 
 std::string muon::layout::verify(const std::vector<int64_t> &shape,
                                  const Layout &layout, const Mesh &mesh) {
   const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return "dimension of size " + std::to_string(d) + " is negative";
+    if (d != 0 && elements > kMaxElements / d)
+      return "the tensor has more than 2^62 elements";
+    elements *= d;
+  }
   if (static_cast<int64_t>(layout.placements.size()) != mesh.numAxes())
     return "expected " + std::to_string(mesh.numAxes()) +
            " placements (one per mesh axis), got " +

@@ -159,8 +159,14 @@ struct LocalShard {
 /// Mesh axes that shard tensor dim `dim`, outer split first.
 std::vector<int> shardAxesOf(const Layout &layout, int64_t dim);
 
+/// Limits that keep every size, offset and total computed from a layout
+/// exact in int64 (verify() and verifyWeights() enforce them).
+constexpr int64_t kMaxElements = int64_t(1) << 62;
+constexpr int64_t kMaxWeightTotal = int64_t(1) << 31;
+
 /// Checks weights for splitting over `parts` ranks: empty (even) or one
-/// positive weight per rank. Returns "" or a message starting with `what`.
+/// positive weight per rank, summing to at most 2^31. Returns "" or a
+/// message starting with `what`.
 std::string verifyWeights(const std::vector<int64_t> &weights, int64_t parts,
                           const std::string &what);
 

@@ -215,6 +215,9 @@ struct ConvertDistToRuntimePass
   using ConvertDistToRuntimeBase::ConvertDistToRuntimeBase;
 
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     RuntimeCalls rt(module);

@@ -660,3 +660,10 @@ func.func @f(%x: tensor<16x8xf32>) {
   %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 sizes [4, 4, 4, 4] weights [1, 1, 1, 1] : tensor<16x8xf32> -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+// Rank counts are products of axis sizes: a mesh past 2^31 ranks is refused
+// before any of them can overflow.
+// expected-error @+1 {{'dist.mesh' op has more than 2^31 ranks (the product of its axis sizes); the largest supported mesh has 2^31}}
+dist.mesh @huge [a = 65536, b = 65536, c = 2]

@@ -3,6 +3,9 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace muon;
@@ -185,7 +188,7 @@ muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
 static layout::Layout mustConvert(DistTensorType type, MeshOp mesh,
                                   Operation *from) {
   FailureOr<layout::Layout> l = toLayout(type.getLayout(), mesh, from, [&] {
-    return from->emitError("internal error: layout did not verify");
+    return from->emitError("internal error: layout did not verify: ");
   });
   assert(succeeded(l) && "type must verify first");
   return *l;
@@ -247,4 +250,46 @@ int64_t muon::dist::groupIndex(MeshOp mesh, ArrayAttr axes,
                                ArrayRef<int64_t> coords) {
   return layout::groupIndex(toLayoutMesh(mesh).sizes, axisIndices(mesh, axes),
                             std::vector<int64_t>(coords.begin(), coords.end()));
+}
+
+LogicalResult muon::dist::verifyDistTypesIn(Operation *root) {
+  SymbolTableCollection tables;
+  // A type verifies or not per symbol scope (the mesh it names): remember
+  // the pairs already checked.
+  llvm::DenseSet<std::pair<Type, Operation *>> done;
+  auto check = [&](Operation *op, Type t, StringRef where) -> LogicalResult {
+    auto dt = dyn_cast<DistTensorType>(t);
+    if (!dt)
+      return success();
+    Operation *scope = SymbolTable::getNearestSymbolTable(op);
+    if (!done.insert({t, scope}).second)
+      return success();
+    return verifyDistTensorType(
+        dt, op,
+        [&] { return op->emitOpError() << where << " type " << t << ": "; },
+        &tables);
+  };
+  WalkResult r = root->walk([&](Operation *op) {
+    if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+      for (Type t : fn.getArgumentTypes())
+        if (failed(check(op, t, "argument")))
+          return WalkResult::interrupt();
+      for (Type t : fn.getResultTypes())
+        if (failed(check(op, t, "result")))
+          return WalkResult::interrupt();
+    }
+    for (Type t : op->getOperandTypes())
+      if (failed(check(op, t, "operand")))
+        return WalkResult::interrupt();
+    for (Type t : op->getResultTypes())
+      if (failed(check(op, t, "result")))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(op, arg.getType(), "block argument")))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
 }

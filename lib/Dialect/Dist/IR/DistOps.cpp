@@ -329,6 +329,16 @@ LogicalResult MeshOp::verify() {
       return emitOpError("mesh axis '")
              << axis << "' has non-positive size " << size;
   }
+  // Rank counts, indices and byte totals are int64 products of the axis
+  // sizes: a limit far below overflow keeps every one of them exact.
+  constexpr int64_t kMaxRanks = int64_t(1) << 31;
+  int64_t ranks = 1;
+  for (int64_t size : getShape()) {
+    if (size > kMaxRanks / ranks)
+      return emitOpError("has more than 2^31 ranks (the product of its axis "
+                         "sizes); the largest supported mesh has 2^31");
+    ranks *= size;
+  }
   if (std::optional<ArrayRef<int64_t>> devices = getDevices()) {
     if (static_cast<int64_t>(devices->size()) != getNumRanks())
       return emitOpError("lists ")

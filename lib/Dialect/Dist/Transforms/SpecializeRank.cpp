@@ -23,6 +23,9 @@ struct DistSpecializeRankPass
   using DistSpecializeRankBase::DistSpecializeRankBase;
 
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     if (rank < 0) {
       module.emitError("dist-specialize-rank needs a rank: "

@@ -451,6 +451,9 @@ struct DistVerifySpmdPass
   using DistVerifySpmdBase::DistVerifySpmdBase;
 
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     SymbolTableCollection tables;
     bool ok = true;
     getOperation().walk([&](FunctionOpInterface func) {

@@ -1,5 +1,6 @@
 //===- AssignOwners.cpp - One owner rank per parameter --------------------===//
 
+#include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 
@@ -81,6 +82,9 @@ struct MuonAssignOwnersPass
   using MuonAssignOwnersBase::MuonAssignOwnersBase;
 
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     std::optional<Strategy> override;
     if (!strategy.empty()) {
       override = symbolizeStrategy(strategy);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 
@@ -376,6 +377,9 @@ void recordRoles(StepOp step, int64_t stepIndex) {
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     SmallVector<StepOp> steps;
     getOperation().walk([&](StepOp s) { steps.push_back(s); });
     llvm::DenseMap<Operation *, int64_t> stepsInFunction;

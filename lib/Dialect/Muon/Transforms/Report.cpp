@@ -1,5 +1,6 @@
 //===- Report.cpp - Per-parameter and per-rank tables of a muon.step ------===//
 
+#include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 
@@ -39,7 +40,7 @@ void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
        plan::planSteps(p.plan, p.layout, p.gradLayout, mesh, owner)) {
     for (const plan::Transfer &x :
          plan::transfersOf(p.plan, step, p.shape, mesh, owner)) {
-      double bytes = static_cast<double>(x.elements * elementBytes);
+      double bytes = static_cast<double>(x.elements) * elementBytes;
       t.sent[x.from] += bytes;
       t.received[x.to] += bytes;
       (step.kind == plan::CommStep::Kind::Gather ? t.gathered : t.scattered) +=
@@ -152,6 +153,9 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
   using MuonReportBase::MuonReportBase;
 
   void runOnOperation() override {
+    // Layouts are read below: every !dist.tensor must verify first.
+    if (failed(muon::dist::verifyDistTypesIn(getOperation())))
+      return signalPassFailure();
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &error);

@@ -37,6 +37,13 @@ verifyDistTensorType(DistTensorType type, mlir::Operation *from,
                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                      mlir::SymbolTableCollection *tables = nullptr);
 
+/// Verifies every !dist.tensor that appears in `root`: operand, result and
+/// block-argument types and function signatures, against the mesh visible
+/// where it appears. Passes that read layouts call this first, so that no
+/// layout accessor ever sees a type that did not verify (a type no dist op
+/// touches is not checked by any op verifier). Diagnostics at the op.
+mlir::LogicalResult verifyDistTypesIn(mlir::Operation *root);
+
 /// The local block of `type` on the rank at `coords`. The type must verify.
 layout::LocalShard localShardOf(DistTensorType type, mlir::Operation *from,
                                 llvm::ArrayRef<int64_t> coords);
