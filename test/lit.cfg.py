@@ -38,6 +38,17 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, [config.muon_tools_dir])
 
+# Sanitizer builds: an outside project cannot link instrumented archives
+# without the sanitizer runtime, and leaks inside MPI are not ours.
+if config.muon_sanitize:
+    config.available_features.add("sanitizer")
+    # allow_user_poisoning=0: LLVM's allocator templates, instrumented in our
+    # code, poison slabs that the uninstrumented libMLIR.so writes to.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=0:allow_user_poisoning=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+if config.muon_build_fuzzer:
+    config.available_features.add("fuzzer")
+
 # mpirun for tests that launch a job by hand (muon-run launches its own).
 import shutil
 mpirun = shutil.which("mpirun")

@@ -30,8 +30,13 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
                       std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive create() (a temporary here was a
+  // stack-use-after-scope, found by the sanitizer build).
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(optLevel, 0, nullptr);
   ExecutionEngineOptions eo;
-  eo.transformer = makeOptimizingTransformer(optLevel, 0, nullptr);
+  eo.transformer = transformer;
   std::vector<StringRef> libs = {MUON_C_RUNNER_UTILS};
   eo.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, eo);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang and AddressSanitizer +
+# UndefinedBehaviorSanitizer (build-fuzz/), seeds a corpus from the test
+# suite and the step generator, and fuzzes for SECONDS (default 60).
+# Crashing inputs are written to build-fuzz/findings/; each one found
+# becomes a regression test.
+#
+#   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${MUON_FUZZ_BUILD_DIR:-$root/build-fuzz}
+seconds=${1:-60}
+shift || true
+bash "$root/scripts/setup.sh"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DMUON_SANITIZE=address,undefined -DMUON_BUILD_FUZZER=ON
+fi
+cmake --build "$build" --target muon-fuzz
+corpus=$build/corpus
+bash "$root/scripts/make-fuzz-corpus.sh" "$corpus"
+mkdir -p "$build/findings"
+"$build/bin/muon-fuzz" "$corpus" \
+  -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+  -artifact_prefix="$build/findings/" -print_final_stats=1 "$@"
