@@ -24,6 +24,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -110,9 +113,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ++counts.tooLarge;
     return -1;
   }
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // As a file is read: into a NUL-terminated buffer. MLIR's lexer looks
+  // past the end of an unterminated one (parseSourceString on libFuzzer's
+  // exact-size input reads out of bounds in upstream code).
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(data), size),
+          "fuzz-input"),
+      llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(context));
+      parseSourceFile<ModuleOp>(sources, ParserConfig(context));
   if (!module) {
     ++counts.parseFailed;
     return 0;
