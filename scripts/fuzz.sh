@@ -8,15 +8,9 @@
 #   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${MUON_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
-bash "$root/scripts/setup.sh"
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DMUON_SANITIZE=address,undefined -DMUON_BUILD_FUZZER=ON
-fi
+build=$(bash "$root/scripts/configure-fuzz-build.sh")
 cmake --build "$build" --target muon-fuzz
 corpus=$build/corpus
 bash "$root/scripts/make-fuzz-corpus.sh" "$corpus"
