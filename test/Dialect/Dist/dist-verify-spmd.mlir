@@ -88,3 +88,19 @@ func.func @loop_ok(%x: tensor<4x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A trip count that overflows int64 (ub - lb past 2^63) does not slip past
+// the simulation cap.
+dist.mesh @m [dp = 2]
+func.func @overflowing_trips(%x: tensor<4xf32>) {
+  %lo = arith.constant -9223372036854775807 : index
+  %hi = arith.constant 9223372036854775807 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{dist-verify-spmd: more than 1048576 iterations to simulate}}
+  scf.for %i = %lo to %hi step %c1 {
+    %r = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4xf32> -> tensor<4xf32>
+  }
+  return
+}

@@ -255,12 +255,15 @@ private:
                              st = intOf(forOp.getStep());
       if (!lb || !ub || !st || *st <= 0)
         return undecidable(op, "this loop's trip count");
-      if ((*ub - *lb) / *st > kMaxTrips)
+      // In 128 bits: ub - lb and i + step can leave int64 (a trip count
+      // that overflows must not slip past the cap).
+      __int128 span = static_cast<__int128>(*ub) - *lb;
+      if (span > 0 && span / *st > kMaxTrips)
         return op->emitOpError("dist-verify-spmd: more than ")
                << kMaxTrips << " iterations to simulate";
-      for (int64_t i = *lb; i < *ub; i += *st) {
-        env[forOp.getInductionVar()] =
-            IntegerAttr::get(forOp.getInductionVar().getType(), i);
+      for (__int128 i = *lb; i < *ub; i += *st) {
+        env[forOp.getInductionVar()] = IntegerAttr::get(
+            forOp.getInductionVar().getType(), static_cast<int64_t>(i));
         for (BlockArgument arg : forOp.getRegionIterArgs())
           env.erase(arg);
         if (failed(run(*forOp.getBody())))
