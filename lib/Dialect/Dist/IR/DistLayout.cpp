@@ -226,11 +226,28 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
                                              Operation *from) {
   MeshOp mesh = lookupMesh(from, type.getMesh());
   layout::Mesh m = toLayoutMesh(mesh);
-  SmallVector<int64_t> all;
-  for (int64_t r = 0, e = m.numRanks(); r < e; ++r)
-    all.push_back(r);
-  return localTensorType(type.getShape(), type.getElementType(),
-                         mustConvert(type, mesh, from), m, all);
+  layout::Layout l = mustConvert(type, mesh, from);
+  // A rank's local shape depends only on its coordinates on the axes that
+  // split the tensor (shard placements and storage): one representative per
+  // combination of those coordinates stands for every rank, so the cost
+  // grows with the splitting axes, not with the mesh.
+  std::vector<int> splitting;
+  for (int a = 0; a < m.numAxes(); ++a)
+    if (l.placements[a].kind == layout::PlacementKind::Shard ||
+        llvm::is_contained(l.storage.axes(), a))
+      splitting.push_back(a);
+  SmallVector<int64_t> representatives;
+  std::vector<int64_t> coords(m.numAxes(), 0);
+  while (true) {
+    representatives.push_back(m.rank(coords));
+    size_t k = splitting.size();
+    while (k > 0 && ++coords[splitting[k - 1]] == m.sizes[splitting[k - 1]])
+      coords[splitting[--k]] = 0;
+    if (k == 0)
+      break;
+  }
+  return localTensorType(type.getShape(), type.getElementType(), l, m,
+                         representatives);
 }
 
 int64_t muon::dist::rankQueryValue(Operation *op, MeshOp mesh, int64_t rank) {
