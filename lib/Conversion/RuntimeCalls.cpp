@@ -74,6 +74,14 @@ Type typeOf(MLIRContext *ctx, Kind k) {
 }
 } // namespace
 
+LogicalResult muon::requireF32Operand(Operation *op, Type type) {
+  auto tt = dyn_cast<RankedTensorType>(type);
+  if (!tt || tt.getElementType().isF32())
+    return success();
+  return op->emitOpError("operand type ")
+         << type << " is not lowered to the CPU runtime: only f32 tensors are";
+}
+
 RuntimeSignature muon::runtimeSignature(MLIRContext *ctx, RuntimeFn fn) {
   const TableRow &row = table()[static_cast<size_t>(fn)];
   SmallVector<Type> args, results;

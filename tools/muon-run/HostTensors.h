@@ -18,6 +18,10 @@
 namespace muon {
 namespace run {
 
+/// Full or local tensors (row-major f32) and their shapes, one per entry.
+using Tensors = std::vector<std::vector<float>>;
+using Shapes = std::vector<std::vector<int64_t>>;
+
 int64_t numElements(const std::vector<int64_t> &shape);
 
 /// The documented generator (docs/running.md): element i of the tensor with

@@ -20,9 +20,6 @@
 namespace muon {
 namespace run {
 
-using Tensors = std::vector<std::vector<float>>;
-using Shapes = std::vector<std::vector<int64_t>>;
-
 class JobState {
 public:
   JobState(const Options &o, const StepSpec &spec, int64_t rank);

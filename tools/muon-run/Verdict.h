@@ -10,6 +10,7 @@
 #ifndef MUON_TOOLS_MUONRUN_VERDICT_H
 #define MUON_TOOLS_MUONRUN_VERDICT_H
 
+#include "HostTensors.h"
 #include "Options.h"
 #include "StepSpec.h"
 
@@ -18,8 +19,6 @@
 
 namespace muon {
 namespace run {
-
-using Tensors = std::vector<std::vector<float>>;
 
 /// The full tensor of parameter `i` on rank 0, from the `local` shard of
 /// every rank that holds it (collective over the world, through the

@@ -14,6 +14,9 @@
 
 #include "muon/InitAll.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdio>
@@ -140,25 +143,6 @@ std::string validateOptions() {
   return "";
 }
 
-/// Whether `program` can be started (found on PATH or given as a path).
-bool runnable(const std::string &program) {
-  if (program.find('/') != std::string::npos)
-    return access(program.c_str(), X_OK) == 0;
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0)
-      return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 /// Lowers once in the launcher so that a bad input is reported once,
 /// before any rank starts. Returns the mesh's rank count, or -1.
 int64_t checkInput(const Options &o) {
@@ -168,6 +152,13 @@ int64_t checkInput(const Options &o) {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::FailureOr<StepSpec> spec = parseAndLower(context, o, module);
   return mlir::failed(spec) ? -1 : spec->mesh.numRanks();
+}
+
+/// Whether `program` can be started: LLVM's PATH search, or an executable
+/// file when given as a path (findProgramByName returns paths as they are).
+bool runnable(const std::string &program) {
+  llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
+  return found && llvm::sys::fs::can_execute(*found);
 }
 
 /// Runs the MPI launcher and waits for it, so that a launcher that fails

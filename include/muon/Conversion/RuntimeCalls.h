@@ -35,6 +35,11 @@ struct RuntimeSignature {
 };
 RuntimeSignature runtimeSignature(mlir::MLIRContext *ctx, RuntimeFn fn);
 
+/// The runtime takes f32 tensors only: success for a ranked tensor type with
+/// f32 elements (or a non-tensor type), else the error every conversion
+/// reports at `op` ("operand type T is not lowered to the CPU runtime...").
+mlir::LogicalResult requireF32Operand(mlir::Operation *op, mlir::Type type);
+
 class RuntimeCalls {
 public:
   /// Tables the module already holds (from an earlier pass) are reused.

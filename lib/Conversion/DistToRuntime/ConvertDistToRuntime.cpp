@@ -68,13 +68,8 @@ LogicalResult checkLowerable(func::FuncOp f) {
         return WalkResult::interrupt();
       }
       for (Type t : op->getOperandTypes())
-        if (auto tt = dyn_cast<RankedTensorType>(t);
-            tt && !tt.getElementType().isF32()) {
-          op->emitOpError("operand type ")
-              << t << " is not lowered to the CPU runtime: only f32 tensors "
-                      "are";
+        if (failed(muon::requireF32Operand(op, t)))
           return WalkResult::interrupt();
-        }
       if (auto a = dyn_cast<AllToAllOp>(op);
           a && !cast<RankedTensorType>(a.getResult().getType())
                     .hasStaticShape()) {

@@ -8,6 +8,7 @@
 
 #include "muon/Conversion/MuonToLinalg/MuonToLinalg.h"
 #include "muon/Conversion/Passes.h"
+#include "muon/Conversion/RuntimeCalls.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -122,24 +123,16 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
   }
 };
 
-/// Only f32 tensors are lowered: an error at the op otherwise.
-LogicalResult requireF32(Operation *op, Type t) {
-  if (cast<RankedTensorType>(t).getElementType().isF32())
-    return success();
-  return op->emitOpError("operand type ")
-         << t << " is not lowered to the CPU runtime: only f32 tensors are";
-}
-
 struct ConvertMuonToLinalgPass
     : muon::impl::ConvertMuonToLinalgBase<ConvertMuonToLinalgPass> {
   void runOnOperation() override {
     WalkResult checked = getOperation().walk([](Operation *op) {
       if (auto m = dyn_cast<MomentumUpdateOp>(op))
-        return failed(requireF32(op, m.getMomentum().getType()))
+        return failed(muon::requireF32Operand(op, m.getMomentum().getType()))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       if (auto a = dyn_cast<ApplyUpdateOp>(op))
-        return failed(requireF32(op, a.getParam().getType()))
+        return failed(muon::requireF32Operand(op, a.getParam().getType()))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       return WalkResult::advance();

@@ -60,10 +60,8 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
 
 /// What the CPU lowering accepts: f32 tensors, NS in f32.
 LogicalResult checkLowerable(NewtonSchulzOp op) {
-  Type t = op.getInput().getType();
-  if (!cast<RankedTensorType>(t).getElementType().isF32())
-    return op.emitOpError("operand type ")
-           << t << " is not lowered to the CPU runtime: only f32 tensors are";
+  if (failed(muon::requireF32Operand(op, op.getInput().getType())))
+    return failure();
   if (!op.getComputeType().isF32())
     return op.emitOpError("Newton-Schulz in ")
            << op.getComputeType()

@@ -34,10 +34,10 @@ struct Traffic {
 /// its collective plan (the steps muon-expand-step emits). Gradient
 /// reductions are not counted; gathers count as gathered bytes, scatters and
 /// the broadcast to replicas as scattered bytes.
-void addTraffic(const ParamFacts &p, const layout::Mesh &mesh, int64_t owner,
-                int64_t elementBytes, Traffic &t) {
-  for (const plan::CommStep &step :
-       plan::planSteps(p.plan, p.layout, p.gradLayout, mesh, owner)) {
+void addTraffic(const ParamFacts &p, const std::vector<plan::CommStep> &steps,
+                const layout::Mesh &mesh, int64_t owner, int64_t elementBytes,
+                Traffic &t) {
+  for (const plan::CommStep &step : steps) {
     for (const plan::Transfer &x :
          plan::transfersOf(p.plan, step, p.shape, mesh, owner)) {
       double bytes = static_cast<double>(x.elements) * elementBytes;
@@ -112,8 +112,10 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
       load[r] += flops;
       ++count[r];
     }
+    std::vector<plan::CommStep> steps =
+        plan::planSteps(p.plan, p.layout, p.gradLayout, mesh, owners[i]);
     double g0 = t.gathered, s0 = t.scattered;
-    addTraffic(p, mesh, owners[i], elementBytes, t);
+    addTraffic(p, steps, mesh, owners[i], elementBytes, t);
     std::string owner = std::to_string(owners[i]);
     if (ranks.size() > 1)
       owner += "x" + std::to_string(ranks.size());
@@ -123,11 +125,7 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                        shapeStr(p.shape).c_str(), owner.c_str(),
                        flops * ranks.size(), t.gathered - g0,
                        t.scattered - s0,
-                       chainStr(plan::planSteps(p.plan, p.layout,
-                                                p.gradLayout, mesh,
-                                                owners[i]),
-                                mesh)
-                           .c_str());
+                       chainStr(steps, mesh).c_str());
   }
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s\n", "rank", "coords",
                      "params", "ns_flops", "sent_B", "recv_B");
