@@ -54,12 +54,17 @@ public:
   /// One step: gradients, the compiled step on this rank's shards, and on
   /// rank 0 the reference on full tensors.
   void step(CompiledEntry &entry, int64_t t) {
+    // The host work before the step has no collective that would time
+    // out if it hung (a rank alone has no peer at all): give it a deadline.
+    std::string phase = "preparing step " + std::to_string(t);
+    muon_rt_watchdog_arm(phase.c_str());
     Tensors args, results, fullG;
     Shapes argShapes, resultShapes;
     state.arguments(t, args, argShapes, fullG);
     injectShapeFault(o.fault, rank, t, argShapes);
     state.resultBuffers(results, resultShapes);
     injectProcessFault(o.fault, rank, t);
+    muon_rt_watchdog_disarm();
 
     auto start = Clock::now();
     std::string error = entry.invoke(args, argShapes, results, resultShapes);

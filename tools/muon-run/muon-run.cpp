@@ -61,8 +61,9 @@ cl::opt<std::string> dumpDir(
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
 cl::opt<double> timeout("timeout",
-                        cl::desc("Seconds a collective may wait for its peers "
-                                 "before the job is aborted (sets "
+                        cl::desc("Seconds a collective may wait for its peers, "
+                                 "and a rank's host work before a step may "
+                                 "take, before the job is aborted (sets "
                                  "MUON_RT_TIMEOUT_S; default 300)"),
                         cl::init(0), cl::cat(category));
 cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher"),

@@ -99,6 +99,16 @@ LogicalResult checkLowerable(func::FuncOp f) {
   return failure(r.wasInterrupted());
 }
 
+/// The argument shape tables below have a row per rank: bound the mesh.
+LogicalResult checkArgumentMeshes(func::FuncOp f) {
+  for (Type t : f.getArgumentTypes())
+    if (auto dt = dyn_cast<DistTensorType>(t))
+      if (failed(checkEnumerableMesh(f, lookupMesh(f, dt.getMesh()),
+                                     "convert-dist-to-runtime")))
+        return failure();
+  return success();
+}
+
 /// Every rank's expected local shape of each distributed argument, recorded
 /// before the signature changes: row r of a table is rank r's shape.
 SmallVector<std::pair<unsigned, SmallVector<int64_t>>>
@@ -231,7 +241,8 @@ struct ConvertDistToRuntimePass
         if (op->use_empty())
           op.erase();
       });
-      if (failed(checkLowerable(f)) || failed(comms.createFor(f, rt)))
+      if (failed(checkLowerable(f)) || failed(checkArgumentMeshes(f)) ||
+          failed(comms.createFor(f, rt)))
         return signalPassFailure();
       argTables[f] = argumentShapeTables(f);
       functions.push_back(f);

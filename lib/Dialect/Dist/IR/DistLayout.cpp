@@ -36,6 +36,16 @@ layout::Mesh muon::dist::toLayoutMesh(MeshOp mesh) {
   return m;
 }
 
+LogicalResult muon::dist::checkEnumerableMesh(Operation *at, MeshOp mesh,
+                                              StringRef what) {
+  if (mesh.getNumRanks() <= kMaxEnumeratedRanks)
+    return success();
+  return at->emitError() << what << " visits every rank of mesh @"
+                         << mesh.getSymName() << ", which has "
+                         << mesh.getNumRanks() << " ranks; at most "
+                         << kMaxEnumeratedRanks << " are supported";
+}
+
 layout::Placement muon::dist::toLayoutPlacement(PlacementAttr attr) {
   layout::Placement p;
   p.kind = static_cast<layout::PlacementKind>(attr.getKind());

@@ -86,6 +86,10 @@ struct DistPrintLayoutsPass
         continue;
       }
       MeshOp mesh = lookupMesh(anchor, type.getMesh());
+      if (failed(checkEnumerableMesh(anchor, mesh, "dist-print-layouts"))) {
+        failedAny = true;
+        continue;
+      }
       FailureOr<layout::Layout> l =
           toLayout(type.getLayout(), mesh, anchor, emitError);
       printTable(llvm::outs(), type, *l, toLayoutMesh(mesh));

@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace muon {
@@ -170,19 +171,145 @@ LogicalResult checkControlFlow(FunctionOpInterface func,
 // 2. Simulate every rank; compare sequences per communicator
 //===----------------------------------------------------------------------===//
 
-struct Event {
-  Operation *op;
-  std::string comm; // mesh + the set of axes
-  std::string desc; // everything that must agree between members
+/// A communicator class: one mesh and a set of its axes. Its instances are
+/// told apart by the coordinates on the other axes.
+struct CommClass {
+  std::string name;         // "@mesh [a, b]", axes sorted
+  layout::Mesh mesh;
+  std::vector<bool> inComm; // per mesh axis
+};
+
+/// The communicator classes of a function's collectives, and for each
+/// collective what its members must agree on.
+class CommClasses {
+public:
+  explicit CommClasses(SymbolTableCollection &tables) : tables(tables) {}
+
+  /// The class of `coll` (added on first sight); -1 when its mesh is
+  /// unknown (reported by the verifiers, never simulated).
+  int classOf(CollectiveOpInterface coll) {
+    auto it = classOfOp.find(coll.getOperation());
+    if (it != classOfOp.end())
+      return it->second;
+    MeshOp m = lookupMesh(coll, coll.getMeshAttr(), &tables);
+    if (!m)
+      return classOfOp[coll.getOperation()] = -1;
+    std::vector<std::string> sorted;
+    for (Attribute a : coll.getAxes())
+      sorted.push_back(cast<StringAttr>(a).getValue().str());
+    std::sort(sorted.begin(), sorted.end());
+    std::string name = "@" + coll.getMeshAttr().getValue().str() + " [";
+    for (auto [i, a] : llvm::enumerate(sorted))
+      name += (i ? ", " : "") + a;
+    name += "]";
+    int index = -1;
+    for (auto [i, c] : llvm::enumerate(classes))
+      if (c.name == name)
+        index = static_cast<int>(i);
+    if (index < 0) {
+      CommClass c{name, toLayoutMesh(m), {}};
+      for (const std::string &axis : c.mesh.axisNames)
+        c.inComm.push_back(llvm::is_contained(sorted, axis));
+      classes.push_back(std::move(c));
+      index = static_cast<int>(classes.size()) - 1;
+    }
+    descs[coll.getOperation()] = describeCollective(coll);
+    return classOfOp[coll.getOperation()] = index;
+  }
+
+  const CommClass &get(int c) const { return classes[c]; }
+  size_t size() const { return classes.size(); }
+  const std::string &desc(Operation *op) const { return descs.at(op); }
+
+  /// The coordinates of `rank` on the axes outside class `c`: the instance
+  /// of the communicator the rank belongs to.
+  std::vector<int64_t> instanceOf(int c, int64_t rank) const {
+    const CommClass &cc = classes[c];
+    std::vector<int64_t> coords = cc.mesh.coords(rank), others;
+    for (size_t a = 0; a < coords.size(); ++a)
+      if (!cc.inComm[a])
+        others.push_back(coords[a]);
+    return others;
+  }
+
+  /// The members of an instance, in rank order (enumerates only the
+  /// communicator's own axes).
+  std::vector<int64_t> members(int c, const std::vector<int64_t> &others) const {
+    const CommClass &cc = classes[c];
+    std::vector<int> axes;
+    std::vector<int64_t> coords(cc.mesh.numAxes(), 0);
+    for (int a = 0, o = 0; a < cc.mesh.numAxes(); ++a) {
+      if (cc.inComm[a])
+        axes.push_back(a);
+      else
+        coords[a] = others[o++];
+    }
+    std::vector<int64_t> ranks;
+    int64_t n = cc.mesh.groupSize(axes);
+    for (int64_t i = 0; i < n; ++i) {
+      // Row-major over the communicator's axes in mesh order.
+      int64_t rest = i;
+      for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+        coords[*it] = rest % cc.mesh.sizes[*it];
+        rest /= cc.mesh.sizes[*it];
+      }
+      ranks.push_back(cc.mesh.rank(coords));
+    }
+    return ranks;
+  }
+
+private:
+  static std::string describeCollective(CollectiveOpInterface coll) {
+    Operation *op = coll.getOperation();
+    std::string desc;
+    llvm::raw_string_ostream os(desc);
+    os << op->getName() << " axes " << axisList(coll.getAxes());
+    for (NamedAttribute attr : op->getAttrDictionary())
+      if (attr.getName() != "mesh" && attr.getName() != "axes")
+        os << " " << attr.getName().getValue() << " = " << attr.getValue();
+    os << " : ";
+    llvm::interleaveComma(op->getOperandTypes(), os);
+    os << " -> ";
+    llvm::interleaveComma(op->getResultTypes(), os);
+    return desc;
+  }
+
+  SymbolTableCollection &tables;
+  std::vector<CommClass> classes;
+  DenseMap<Operation *, int> classOfOp;
+  DenseMap<Operation *, std::string> descs;
 };
 
 /// Runs the rank-dependent skeleton of a function for one rank: folds rank
 /// queries and the arithmetic on them, takes the branches and loop trip
-/// counts they decide, and records the collectives in program order.
+/// counts they decide, and records the collectives in program order, one
+/// sequence per communicator class.
 class RankSimulator {
 public:
-  RankSimulator(int64_t rank, SymbolTableCollection &tables)
-      : rank(rank), tables(tables) {}
+  /// Operations simulated over all ranks of one function before the pass
+  /// gives up with a diagnostic (ranks x skeleton size; about a minute).
+  static constexpr int64_t kMaxSimulatedOps = int64_t(1) << 28;
+
+  RankSimulator(SymbolTableCollection &tables, CommClasses &classes,
+                int64_t &budget)
+      : tables(tables), classes(classes), budget(budget) {}
+
+  LogicalResult simulate(int64_t r, Block &block) {
+    rank = r;
+    env.clear();
+    sequences.assign(classes.size(), {});
+    return run(block);
+  }
+
+  /// Per communicator class, the collectives this rank issued.
+  std::vector<std::vector<Operation *>> sequences;
+
+private:
+  int64_t rank = 0;
+  SymbolTableCollection &tables;
+  CommClasses &classes;
+  int64_t &budget;
+  DenseMap<Value, Attribute> env;
 
   LogicalResult run(Block &block) {
     for (Operation &op : block)
@@ -190,13 +317,6 @@ public:
         return failure();
     return success();
   }
-
-  std::vector<Event> events;
-
-private:
-  int64_t rank;
-  SymbolTableCollection &tables;
-  DenseMap<Value, Attribute> env;
 
   Attribute lookup(Value v) {
     if (Attribute a = env.lookup(v))
@@ -220,8 +340,16 @@ private:
   }
 
   LogicalResult visit(Operation *op) {
+    if (--budget < 0)
+      return op->emitOpError("dist-verify-spmd: simulating every rank needs "
+                             "more than ")
+             << kMaxSimulatedOps
+             << " operation visits (ranks x operations around collectives); "
+                "verify the program on a smaller mesh of the same shape";
     if (auto coll = dyn_cast<CollectiveOpInterface>(op)) {
-      record(coll);
+      int c = classes.classOf(coll);
+      if (c >= 0)
+        sequences[c].push_back(op);
       return success();
     }
     if (isa<RankOp, CoordOp>(op)) {
@@ -306,45 +434,37 @@ private:
     }
   }
 
-  void record(CollectiveOpInterface coll) {
-    Operation *op = coll.getOperation();
-    std::vector<std::string> sorted;
-    for (Attribute a : coll.getAxes())
-      sorted.push_back(cast<StringAttr>(a).getValue().str());
-    std::sort(sorted.begin(), sorted.end());
-    std::string comm = "@" + coll.getMeshAttr().getValue().str() + " [";
-    for (auto [i, a] : llvm::enumerate(sorted))
-      comm += (i ? ", " : "") + a;
-    comm += "]";
-
-    std::string desc;
-    llvm::raw_string_ostream os(desc);
-    os << op->getName() << " axes " << axisList(coll.getAxes());
-    for (NamedAttribute attr : op->getAttrDictionary())
-      if (attr.getName() != "mesh" && attr.getName() != "axes")
-        os << " " << attr.getName().getValue() << " = " << attr.getValue();
-    os << " : ";
-    llvm::interleaveComma(op->getOperandTypes(), os);
-    os << " -> ";
-    llvm::interleaveComma(op->getResultTypes(), os);
-    events.push_back({op, comm, desc});
-  }
-
   static constexpr int64_t kMaxTrips = 1 << 20;
 };
 
-struct CommKey {
-  std::string comm;
-  std::vector<int64_t> others; // coordinates on the axes outside the comm
-  bool operator<(const CommKey &o) const {
-    return std::tie(comm, others) < std::tie(o.comm, o.others);
-  }
+/// One communicator instance: the sequence its first member issued, which
+/// every later member must repeat.
+struct Instance {
+  int64_t first;
+  std::vector<Operation *> sequence;
 };
 
+std::string rankList(const std::vector<int64_t> &ranks) {
+  // Communicators can have thousands of members: name the first few.
+  constexpr size_t kShown = 16;
+  std::string s;
+  for (size_t i = 0; i < ranks.size() && i < kShown; ++i)
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > kShown)
+    s += ", ... (" + std::to_string(ranks.size()) + " ranks)";
+  return s;
+}
+
+/// Simulates rank after rank and compares each rank's sequence on every
+/// communicator class with the instance's first member as it goes: time is
+/// ranks x (skeleton + classes), memory one sequence per instance.
 LogicalResult checkSequences(FunctionOpInterface func,
                              SymbolTableCollection &tables, bool print) {
   // The meshes the function's collectives run on; all ranks of the world
-  // must be members of each, so they must have one size.
+  // must be members of each, so they must have one size. Every class is
+  // known before the first rank runs, so a rank that issues nothing on a
+  // communicator is still compared with its members.
+  CommClasses classes(tables);
   MeshOp mesh;
   LogicalResult sizes = success();
   func->walk([&](CollectiveOpInterface coll) {
@@ -359,92 +479,71 @@ LogicalResult checkSequences(FunctionOpInterface func,
       return WalkResult::interrupt();
     }
     mesh = m;
+    classes.classOf(coll);
     return WalkResult::advance();
   });
   if (failed(sizes))
     return failure();
   if (!mesh || func.isExternal())
     return success();
+  if (failed(checkEnumerableMesh(func, mesh, "dist-verify-spmd")))
+    return failure();
 
   int64_t numRanks = mesh.getNumRanks();
-  std::vector<std::vector<Event>> perRank;
+  int64_t budget = RankSimulator::kMaxSimulatedOps;
+  RankSimulator sim(tables, classes, budget);
+  std::vector<std::map<std::vector<int64_t>, Instance>> instances(
+      classes.size());
   for (int64_t r = 0; r < numRanks; ++r) {
-    RankSimulator sim(r, tables);
-    if (failed(sim.run(func.getFunctionBody().front())))
+    if (failed(sim.simulate(r, func.getFunctionBody().front())))
       return failure();
-    perRank.push_back(std::move(sim.events));
-  }
-
-  // Group every rank's events by communicator instance.
-  std::map<CommKey, std::map<int64_t, std::vector<const Event *>>> byComm;
-  std::map<std::string, Operation *> someOp;
-  for (int64_t r = 0; r < numRanks; ++r) {
-    for (const Event &e : perRank[r]) {
-      auto coll = cast<CollectiveOpInterface>(e.op);
-      MeshOp m = lookupMesh(e.op, coll.getMeshAttr(), &tables);
-      layout::Mesh lm = toLayoutMesh(m);
-      std::vector<int64_t> c = lm.coords(r);
-      std::set<MeshAxis> comm = axesOf(coll.getMeshAttr(), coll.getAxes());
-      CommKey key{e.comm, {}};
-      for (int a = 0; a < lm.numAxes(); ++a)
-        if (!comm.count({coll.getMeshAttr().getValue().str(),
-                         lm.axisNames[a]}))
-          key.others.push_back(c[a]);
-      byComm[key][r].push_back(&e);
-      someOp.emplace(e.comm, e.op);
-    }
-  }
-
-  llvm::raw_ostream &os = llvm::outs();
-  for (auto &[key, members] : byComm) {
-    // Every rank whose outside coordinates match is a member, events or not.
-    auto anyColl = cast<CollectiveOpInterface>(someOp[key.comm]);
-    MeshOp m = lookupMesh(anyColl, anyColl.getMeshAttr(), &tables);
-    layout::Mesh lm = toLayoutMesh(m);
-    std::set<MeshAxis> comm =
-        axesOf(anyColl.getMeshAttr(), anyColl.getAxes());
-    std::vector<int64_t> ranks;
-    for (int64_t r = 0; r < numRanks; ++r) {
-      std::vector<int64_t> c = lm.coords(r), others;
-      for (int a = 0; a < lm.numAxes(); ++a)
-        if (!comm.count({anyColl.getMeshAttr().getValue().str(),
-                         lm.axisNames[a]}))
-          others.push_back(c[a]);
-      if (others == key.others)
-        ranks.push_back(r);
-    }
-    int64_t first = ranks.front();
-    const std::vector<const Event *> &ref = members[first];
-    for (int64_t r : ranks) {
-      const std::vector<const Event *> &seq = members[r];
+    for (size_t c = 0; c < classes.size(); ++c) {
+      std::vector<int64_t> key = classes.instanceOf(c, r);
+      auto [it, isNew] = instances[c].try_emplace(key);
+      std::vector<Operation *> &seq = sim.sequences[c];
+      if (isNew) {
+        it->second = Instance{r, std::move(seq)};
+        continue;
+      }
+      const std::vector<Operation *> &ref = it->second.sequence;
       size_t i = 0;
-      while (i < ref.size() && i < seq.size() && ref[i]->desc == seq[i]->desc)
+      while (i < ref.size() && i < seq.size() &&
+             classes.desc(ref[i]) == classes.desc(seq[i]))
         ++i;
       if (i == ref.size() && i == seq.size())
         continue;
-      std::string ranksStr;
-      for (int64_t x : ranks)
-        ranksStr += (ranksStr.empty() ? "" : ", ") + std::to_string(x);
-      auto describe = [&](const std::vector<const Event *> &s, int64_t who) {
-        return i < s.size() ? "`" + s[i]->desc + "` on rank " +
+      auto describe = [&](const std::vector<Operation *> &s, int64_t who) {
+        return i < s.size() ? "`" + classes.desc(s[i]) + "` on rank " +
                                   std::to_string(who)
                             : "nothing on rank " + std::to_string(who);
       };
-      const Event *at = i < seq.size() ? seq[i] : ref[i];
-      InFlightDiagnostic diag =
-          at->op->emitOpError("breaks the SPMD rule: collective sequences "
-                              "diverge on the communicator of ranks {")
-          << ranksStr << "}: collective #" << i << " is "
-          << describe(ref, first) << " but " << describe(seq, r);
-      return failure();
+      Operation *at = i < seq.size() ? seq[i] : ref[i];
+      return at->emitOpError("breaks the SPMD rule: collective sequences "
+                             "diverge on the communicator of ranks {")
+             << rankList(classes.members(c, key)) << "}: collective #" << i
+             << " is " << describe(ref, it->second.first) << " but "
+             << describe(seq, r);
     }
-    if (print) {
-      os << "communicator " << key.comm << " ranks {";
-      llvm::interleaveComma(ranks, os);
-      os << "}: " << ref.size() << " collectives\n";
-      for (const Event *e : ref)
-        os << "  " << e->desc << "\n";
-    }
+  }
+
+  if (print) {
+    // By class name, then instance coordinates: a stable, readable order.
+    std::vector<size_t> order(classes.size());
+    std::iota(order.begin(), order.end(), 0);
+    llvm::sort(order, [&](size_t a, size_t b) {
+      return classes.get(a).name < classes.get(b).name;
+    });
+    llvm::raw_ostream &os = llvm::outs();
+    for (size_t c : order)
+      for (auto &[key, inst] : instances[c]) {
+        if (inst.sequence.empty())
+          continue;
+        os << "communicator " << classes.get(c).name << " ranks {";
+        llvm::interleaveComma(classes.members(c, key), os);
+        os << "}: " << inst.sequence.size() << " collectives\n";
+        for (Operation *op : inst.sequence)
+          os << "  " << classes.desc(op) << "\n";
+      }
   }
   return success();
 }

@@ -97,7 +97,8 @@ struct MuonAssignOwnersPass
     SymbolTableCollection tables;
     WalkResult result = getOperation().walk([&](StepOp step) {
       FailureOr<StepFacts> facts = analyzeStep(step, &tables);
-      if (failed(facts))
+      if (failed(facts) || failed(dist::checkEnumerableMesh(
+                               step, facts->meshOp, "muon-assign-owners")))
         return WalkResult::interrupt();
       Strategy s = override ? *override : step.getStrategy();
       // Owners a step already carries fix its assignment, whatever its

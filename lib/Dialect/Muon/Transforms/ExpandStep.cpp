@@ -389,7 +389,8 @@ struct MuonExpandStepPass
         return signalPassFailure();
       }
       FailureOr<StepFacts> facts = analyzeStep(step);
-      if (failed(facts))
+      if (failed(facts) || failed(dist::checkEnumerableMesh(
+                               step, facts->meshOp, "muon-expand-step")))
         return signalPassFailure();
       // Steps are numbered per function, in program order, wherever in
       // the body they sit.

@@ -169,7 +169,8 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
         return WalkResult::interrupt();
       }
       FailureOr<StepFacts> facts = analyzeStep(step, &tables);
-      if (failed(facts))
+      if (failed(facts) ||
+          failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();
       printStepReport(step, *facts, file->os());
       return WalkResult::advance();

@@ -89,6 +89,14 @@ void muon_rt_set_timeout(double seconds);
 void muon_rt_fail(const char *op, const char *cause);
 /* Host helper (not called by compiled code): barrier over the world. */
 void muon_rt_barrier(void);
+/* Host helpers: a deadline for a phase of the host program that has no
+ * collective to time out (a rank alone, or host work between steps). After
+ * muon_rt_watchdog_arm(what), unless the phase is disarmed or re-armed within
+ * the timeout (MUON_RT_TIMEOUT_S), the rank reports
+ *   muon-rt: error: rank R: watchdog: WHAT did not finish within T s
+ * and aborts the job. One phase at a time; arming again replaces it. */
+void muon_rt_watchdog_arm(const char *what);
+void muon_rt_watchdog_disarm(void);
 
 /*--- Communicators ----------------------------------------------------------*/
 

@@ -23,6 +23,18 @@ MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr name,
 /// The mesh as a plain layout::Mesh.
 layout::Mesh toLayoutMesh(MeshOp mesh);
 
+/// The largest mesh a pass that visits every rank accepts (owner
+/// assignment, muon-expand-step, dist-verify-spmd, the lowering's per-rank
+/// shape tables, dist-print-layouts): 2^20 ranks, beyond every cluster built
+/// today. Their cost is linear in ranks; past this bound they would run for
+/// hours, so they stop with a diagnostic instead.
+constexpr int64_t kMaxEnumeratedRanks = int64_t(1) << 20;
+
+/// Fails with an error at `at` when `mesh` has more than kMaxEnumeratedRanks
+/// ranks; `what` names the work ("muon-expand-step").
+mlir::LogicalResult checkEnumerableMesh(mlir::Operation *at, MeshOp mesh,
+                                        llvm::StringRef what);
+
 /// Converts `attr` for a tensor on `mesh`. Names that do not resolve (an
 /// unknown axis, an unknown flat group) are reported through `emitError`.
 mlir::FailureOr<layout::Layout>
