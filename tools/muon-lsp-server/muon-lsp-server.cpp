@@ -4,22 +4,32 @@
 // mlir-lsp-server) to get diagnostics, hover and go-to-definition for IR that
 // uses the dist dialect. See docs/editor-setup.md.
 //
-// The JSON and IR parsers recurse once per nesting level: deeply nested
-// input must not overflow the stack and kill the server an editor relies
-// on. The server therefore runs on a thread with a large stack (reserved
-// address space; only the pages a deep input touches are used).
+// Two things upstream's server does not survive are kept away from it:
+// - The JSON and IR parsers recurse once per nesting level: deeply nested
+//   input must not overflow the stack. The server (and the message filter,
+//   which parses too) run on threads with a large stack (reserved address
+//   space; only the pages a deep input touches are used).
+// - A well-framed message that is not a JSON-RPC object ends upstream's
+//   transport: a filter between stdin and the transport drops such messages
+//   (MessageFilter.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "MessageFilter.h"
 
 #include "muon/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdio>
 #include <pthread.h>
+#include <unistd.h>
 
 namespace {
+constexpr size_t kStackBytes = size_t(4) << 30; // 4 GiB of address space
+
 struct Args {
   int argc;
   char **argv;
@@ -34,22 +44,82 @@ void *serve(void *p) {
       mlir::failed(mlir::MlirLspServerMain(args->argc, args->argv, registry));
   return nullptr;
 }
+
+struct Filter {
+  std::FILE *in, *out;
+  muon::lsp::Framing framing;
+};
+
+void *filter(void *p) {
+  auto *f = static_cast<Filter *>(p);
+  muon::lsp::filterMessages(f->in, f->out, f->framing);
+  return nullptr;
+}
+
+/// The framing the server will read (its -lit-test and -input-style
+/// options), so the filter splits messages exactly as the transport does.
+muon::lsp::Framing framingOf(int argc, char **argv) {
+  auto framing = muon::lsp::Framing::Standard;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = llvm::StringRef(argv[i]).ltrim('-');
+    if (a == "lit-test" || a == "input-style=delimited" ||
+        (a == "input-style" && i + 1 < argc &&
+         llvm::StringRef(argv[i + 1]) == "delimited"))
+      framing = muon::lsp::Framing::Delimited;
+    else if (a == "input-style=standard" ||
+             (a == "input-style" && i + 1 < argc &&
+              llvm::StringRef(argv[i + 1]) == "standard"))
+      framing = muon::lsp::Framing::Standard;
+  }
+  return framing;
+}
+
+bool startThread(void *(*fn)(void *), void *arg, pthread_t &thread) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  bool ok = pthread_attr_setstacksize(&attr, kStackBytes) == 0 &&
+            pthread_create(&thread, &attr, fn, arg) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+/// Puts the filter between the real stdin and the transport (which reads
+/// fd 0 through `stdin`). Without a pipe or a thread the server reads
+/// stdin directly, as upstream's does.
+void interposeFilter(Filter &f, int argc, char **argv) {
+  int fds[2];
+  int original = dup(STDIN_FILENO);
+  if (original < 0 || pipe(fds) != 0)
+    return;
+  f = Filter{fdopen(original, "r"), fdopen(fds[1], "w"),
+             framingOf(argc, argv)};
+  pthread_t thread;
+  if (!f.in || !f.out || !startThread(filter, &f, thread)) {
+    close(fds[0]);
+    return;
+  }
+  pthread_detach(thread);
+  dup2(fds[0], STDIN_FILENO);
+  close(fds[0]);
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  constexpr size_t kStackBytes = size_t(4) << 30; // 4 GiB of address space
+  bool help = false;
+  for (int i = 1; i < argc; ++i)
+    help |= llvm::StringRef(argv[i]).ltrim('-').starts_with("help") ||
+            llvm::StringRef(argv[i]).ltrim('-') == "version";
+  static Filter f;
+  if (!help)
+    interposeFilter(f, argc, argv);
+
   Args args{argc, argv};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
   pthread_t thread;
-  if (pthread_attr_setstacksize(&attr, kStackBytes) != 0 ||
-      pthread_create(&thread, &attr, serve, &args) != 0) {
+  if (!startThread(serve, &args, thread)) {
     // No large stack to be had: serve on this one.
-    pthread_attr_destroy(&attr);
     serve(&args);
     return args.result;
   }
-  pthread_attr_destroy(&attr);
   pthread_join(thread, nullptr);
   return args.result;
 }
