@@ -13,6 +13,7 @@
 #include "muon/Conversion/Target.h"
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Runtime/muon_runtime.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -281,6 +282,8 @@ struct ConvertDistToRuntimePass
     for (Operation &op : llvm::make_early_inc_range(module.getOps()))
       if (isa<MeshOp, FlatGroupOp>(op))
         op.erase();
+    if (failed(muon::verifyPassOutput(module, getArgument())))
+      signalPassFailure();
   }
 };
 

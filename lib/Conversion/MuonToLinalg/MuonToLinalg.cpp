@@ -10,6 +10,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/RuntimeCalls.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -145,7 +146,8 @@ struct ConvertMuonToLinalgPass
     RewritePatternSet patterns(&getContext());
     muon::populateMuonToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+                                      std::move(patterns))) ||
+        failed(muon::verifyPassOutput(getOperation(), getArgument())))
       signalPassFailure();
   }
 };

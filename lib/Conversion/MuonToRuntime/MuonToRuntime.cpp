@@ -10,6 +10,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -96,7 +97,7 @@ struct ConvertMuonToRuntimePass
     RewritePatternSet patterns(&getContext());
     muon::getTargetLowering(target).populateNewtonSchulzPatterns(rt, patterns);
     if (failed(applyPartialConversion(module, legal, std::move(patterns))) ||
-        rt.failed())
+        rt.failed() || failed(muon::verifyPassOutput(module, getArgument())))
       signalPassFailure();
   }
 };

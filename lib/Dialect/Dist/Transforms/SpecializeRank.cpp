@@ -2,6 +2,7 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Dist/Transforms/Passes.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -69,6 +70,8 @@ struct DistSpecializeRankPass
       op.getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       module.emitWarning("dist-specialize-rank: folding did not converge");
+    if (failed(muon::verifyPassOutput(module, getArgument())))
+      signalPassFailure();
   }
 };
 } // namespace

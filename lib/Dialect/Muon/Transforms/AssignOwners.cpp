@@ -3,6 +3,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -127,7 +128,8 @@ struct MuonAssignOwnersPass
         step.setStrategy(s);
       return WalkResult::advance();
     });
-    if (result.wasInterrupted())
+    if (result.wasInterrupted() ||
+        failed(muon::verifyPassOutput(getOperation(), getArgument())))
       signalPassFailure();
   }
 };

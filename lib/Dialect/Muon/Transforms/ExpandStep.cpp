@@ -10,6 +10,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -398,6 +399,8 @@ struct MuonExpandStepPass
                                             .getOperation()]++);
       StepExpander(step, *facts).run();
     }
+    if (failed(muon::verifyPassOutput(getOperation(), getArgument())))
+      signalPassFailure();
   }
 };
 } // namespace
