@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs every system dependency of the project, idempotently.
+#   scripts/setup.sh             # what the main build and tests need
+#   scripts/setup.sh sanitizer   # and clang for the sanitizer/fuzz build
 # Safe to run repeatedly: it only calls apt-get when something is missing.
 set -euo pipefail
 
@@ -15,6 +17,12 @@ PACKAGES=(
   # LLVM's CMake config references these libraries
   zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev libncurses-dev
 )
+
+# `setup.sh sanitizer`: also clang and its runtimes (ASan, UBSan, libFuzzer)
+# for the sanitizer/fuzz build.
+if [ "${1:-}" = sanitizer ]; then
+  PACKAGES+=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -6,6 +6,7 @@ dist.mesh @m [ep = 2, dp = 2]
 
 // CHECK-LABEL: func.func @step
 // CHECK: %{{.*}}:2, %{{.*}}:2 = muon.step params(%{{.*}}, %{{.*}} : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>)
+// CHECK-SAME: async_gpu_parallelism = false
 // CHECK-SAME: lr_adjust = #muon.lr_adjust<match_rms_adamw>
 // CHECK-SAME: momentum_form = #muon.momentum_form<sum>
 // CHECK-SAME: ns_dtype = bf16
@@ -18,7 +19,7 @@ func.func @step(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, 
        weight_decay = 0.01 : f64, lr_adjust = #muon.lr_adjust<match_rms_adamw>,
        momentum_form = #muon.momentum_form<sum>, ns_dtype = bf16,
        strategy = #muon.strategy<balanced>, prefetch_count = 2,
-       async_gpu_parallelism = true,
+       async_gpu_parallelism = false,
        param_info = [#muon.param<"a">, #muon.param<"b", expert = ep[1]>]}
   return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
 }

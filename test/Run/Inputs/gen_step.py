@@ -92,6 +92,9 @@ def main():
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--weight-decay", default="0.01")
+    ap.add_argument("--sequential", action="store_true",
+                    help="async_gpu_parallelism = false: one parameter at "
+                         "a time instead of rounds")
     a = ap.parse_args()
     axes = parse_mesh(a.mesh)
     ps = params_for(axes, a.big)
@@ -122,6 +125,8 @@ def main():
              "strategy = #muon.strategy<balanced>"]
     if a.sum:
         attrs.append("momentum_form = #muon.momentum_form<sum>")
+    if a.sequential:
+        attrs.append("async_gpu_parallelism = false")
     if a.polar:
         # Polar Express (Amsel et al. 2025), 5 iterations, one triple each.
         coeffs = [8.28721201814563, -23.595886519098837, 17.300387312530933,

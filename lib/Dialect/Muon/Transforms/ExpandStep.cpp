@@ -18,8 +18,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 namespace muon {
 namespace optim {
@@ -59,14 +61,22 @@ public:
           b, loc, meshRef, b.getStrArrayAttr({mesh().axisNames[a]}));
     ArrayRef<int64_t> owners = *step.getOwners();
     size_t n = facts.params.size();
-    SmallVector<Value> newParams, newMomenta;
-    for (size_t i = 0; i < n; ++i) {
-      auto [p, m] = expandParam(i, owners[i]);
-      newParams.push_back(p);
-      newMomenta.push_back(m);
+    std::vector<ParamState> states(n);
+    for (std::vector<size_t> &round : scheduleRounds(owners)) {
+      // A round's gathers are issued together, then every owner
+      // orthogonalises its parameter at once, then the redistributes.
+      for (size_t i : round)
+        states[i] = begin(i, owners[i]);
+      for (size_t i : round)
+        orthogonalise(states[i]);
+      for (size_t i : round)
+        finish(states[i]);
     }
-    SmallVector<Value> results(newParams);
-    results.append(newMomenta);
+    SmallVector<Value> results;
+    for (ParamState &s : states)
+      results.push_back(s.newP);
+    for (ParamState &s : states)
+      results.push_back(s.newM);
     step.replaceAllUsesWith(results);
     step.erase();
     for (auto &[axis, c] : coords)
@@ -75,6 +85,22 @@ public:
   }
 
 private:
+  /// One parameter between the phases of its expansion.
+  struct ParamState {
+    size_t index = 0;
+    int64_t owner = 0;
+    std::vector<int64_t> ownerCoords;
+    std::vector<plan::CommStep> steps;
+    size_t nsStep = 0;               // index of the Newton-Schulz step
+    SmallVector<int64_t> group;      // the ranks of the parameter's group
+    RankedTensorType localT;
+    Value pl, ml;                    // local parameter and momentum
+    Value inGroup;                   // null when every rank is in the group
+    Value x;                         // the update as it travels
+    Value newP, newM;                // results (distributed)
+    Value newMLocal;
+  };
+
   StepOp step;
   const StepFacts &facts;
   OpBuilder b;
@@ -83,6 +109,205 @@ private:
   std::map<int, Value> coords;
 
   const layout::Mesh &mesh() const { return facts.mesh; }
+
+  /// The order parameters are expanded in. With async_gpu_parallelism,
+  /// rounds: round k holds the k-th parameter of every owner (each owner's
+  /// largest first), so that every owner orthogonalises at the same time
+  /// and no rank holds more than one gathered matrix per round. Without it,
+  /// one parameter at a time in operand order (the debugging order).
+  std::vector<std::vector<size_t>> scheduleRounds(ArrayRef<int64_t> owners) {
+    size_t n = facts.params.size();
+    std::vector<std::vector<size_t>> rounds;
+    if (!step.getAsyncGpuParallelism()) {
+      for (size_t i = 0; i < n; ++i)
+        rounds.push_back({i});
+      return rounds;
+    }
+    std::map<int64_t, std::vector<size_t>> byOwner;
+    for (size_t i = 0; i < n; ++i)
+      byOwner[owners[i]].push_back(i);
+    for (auto &[owner, list] : byOwner) {
+      std::vector<double> cost;
+      for (size_t i : list)
+        cost.push_back(flops(i));
+      std::vector<size_t> order(list.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t c) { return cost[a] > cost[c]; });
+      for (size_t k = 0; k < order.size(); ++k) {
+        if (rounds.size() <= k)
+          rounds.emplace_back();
+        rounds[k].push_back(list[order[k]]);
+      }
+    }
+    for (std::vector<size_t> &round : rounds)
+      llvm::sort(round);
+    return rounds;
+  }
+
+  double flops(size_t i) {
+    const ParamFacts &p = facts.params[i];
+    return plan::ownerFlops(p.plan, p.shape, p.layout, mesh(),
+                            step.getNsSteps());
+  }
+
+  RankedTensorType localOf(const ParamState &s, const layout::Layout &l) {
+    const ParamFacts &p = facts.params[s.index];
+    return dist::localTensorType(p.shape, p.type.getElementType(), l, mesh(),
+                                 s.group);
+  }
+
+  /// `body()` on the ranks of the parameter's group; elsewhere `others`.
+  SmallVector<Value> inGroup(const ParamState &s, TypeRange types,
+                             ValueRange others,
+                             function_ref<SmallVector<Value>()> body) {
+    if (!s.inGroup)
+      return body();
+    auto ifOp = scf::IfOp::create(b, loc, types, s.inGroup,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> values = body();
+    for (auto [v, t] : llvm::zip(values, types))
+      v = castTo(v, t);
+    scf::YieldOp::create(b, loc, values);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, others);
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
+  /// Phase 1: local views, gradient reductions, momentum, and the gathers
+  /// up to the owner.
+  ParamState begin(size_t i, int64_t owner) {
+    const ParamFacts &p = facts.params[i];
+    const plan::ParamPlan &pp = p.plan;
+    ParamState s;
+    s.index = i;
+    s.owner = owner;
+    s.ownerCoords = mesh().coords(owner);
+    s.steps = plan::planSteps(pp, p.layout, p.gradLayout, mesh(), owner);
+    s.nsStep = std::find_if(s.steps.begin(), s.steps.end(),
+                            [](const plan::CommStep &c) {
+                              return c.kind ==
+                                     plan::CommStep::Kind::NewtonSchulz;
+                            }) -
+               s.steps.begin();
+    for (int64_t r = 0; r < mesh().numRanks(); ++r)
+      if (plan::inGroup(pp, mesh().coords(r)))
+        s.group.push_back(r);
+
+    Value P = step.getParams()[i], G = step.getGrads()[i],
+          M = step.getMomenta()[i];
+    s.localT = dist::localTensorType(p.type, step);
+    auto gradType = cast<dist::DistTensorType>(G.getType());
+    s.pl = dist::ToLocalOp::create(b, loc, s.localT, P);
+    Value gl = dist::ToLocalOp::create(
+        b, loc, dist::localTensorType(gradType, step), G);
+    s.ml = dist::ToLocalOp::create(b, loc, s.localT, M);
+
+    // A parameter that exists only in its group (EP/PP-local, whole
+    // storage): everything runs there, and the other ranks keep theirs.
+    SmallVector<int> fixedAxes;
+    for (int a = 0; a < mesh().numAxes(); ++a)
+      if (pp.roles[a] == AxisRole::Whole || pp.roles[a] == AxisRole::Local)
+        fixedAxes.push_back(a);
+    s.inGroup = coordsEqual(fixedAxes, pp.fixed);
+
+    RankedTensorType xT = localOf(s, p.layout);
+    for (size_t k = 0; k < s.nsStep; ++k)
+      if (s.steps[k].kind == plan::CommStep::Kind::Gather)
+        xT = localOf(s, s.steps[k].to);
+    SmallVector<Value> out = inGroup(
+        s, {xT, s.localT}, {placeholder(xT), s.ml}, [&] {
+          size_t next = 0;
+          Value g = gl;
+          for (; next < s.nsStep &&
+                 s.steps[next].kind == plan::CommStep::Kind::ReduceGrad;
+               ++next)
+            g = dist::AllReduceOp::create(
+                    b, loc, g.getType(), Type(), g, meshRef,
+                    axisNames(s.steps[next].axes),
+                    dist::ReduceKindAttr::get(
+                        b.getContext(),
+                        static_cast<dist::ReduceKind>(s.steps[next].reduce)))
+                    .getResult();
+          g = castTo(g, s.localT);
+          auto mu = MomentumUpdateOp::create(
+              b, loc, s.ml, g, step.getMomentumAttr(),
+              step.getMomentumForm() == MomentumForm::Sum ? b.getUnitAttr()
+                                                          : UnitAttr(),
+              step.getNesterov() ? b.getUnitAttr() : UnitAttr());
+          Value x = castTo(mu.getUpdate(), localOf(s, p.layout));
+          for (; next < s.nsStep; ++next)
+            x = emitCommStep(s, s.steps[next], x);
+          return SmallVector<Value>{x, mu.getNewMomentum()};
+        });
+    s.x = out[0];
+    s.newMLocal = out[1];
+    return s;
+  }
+
+  /// Phase 2: Newton-Schulz on the owner (and the ranks that hold the same
+  /// gathered matrix).
+  void orthogonalise(ParamState &s) {
+    if (s.nsStep >= s.steps.size())
+      return;
+    RankedTensorType t = localOf(s, s.steps[s.nsStep].to);
+    s.x = inGroup(s, {t}, {placeholder(t)}, [&] {
+      return SmallVector<Value>{emitCommStep(s, s.steps[s.nsStep], s.x)};
+    })[0];
+  }
+
+  /// Phase 3: redistribute the update and apply it.
+  void finish(ParamState &s) {
+    const ParamFacts &p = facts.params[s.index];
+    Value newPLocal =
+        inGroup(s, {s.localT}, {s.pl}, [&] {
+          Value x = s.x;
+          for (size_t k = s.nsStep + 1; k < s.steps.size(); ++k)
+            x = emitCommStep(s, s.steps[k], x);
+          Value o = castTo(x, s.localT);
+          double scale = updateScale(step.getLrAdjust(), p.plan.m, p.plan.n);
+          return SmallVector<Value>{ApplyUpdateOp::create(
+              b, loc, s.pl, o, step.getLrAttr(), step.getWeightDecayAttr(),
+              b.getF64FloatAttr(scale))};
+        })[0];
+    s.newP = dist::FromLocalOp::create(b, loc, p.type, newPLocal);
+    s.newM = dist::FromLocalOp::create(b, loc,
+                                       step.getMomenta()[s.index].getType(),
+                                       s.newMLocal);
+  }
+
+  /// One gather, Newton-Schulz, scatter or broadcast of the plan.
+  Value emitCommStep(const ParamState &s, const plan::CommStep &c, Value x) {
+    RankedTensorType resultT = localOf(s, c.to);
+    // Ranks that hold data for the step: replicas and the axes already
+    // gathered match the owner.
+    Value holders = coordsEqual(c.holderAxes, s.ownerCoords);
+    switch (c.kind) {
+    case plan::CommStep::Kind::ReduceGrad:
+      llvm_unreachable("gradient reductions come first");
+    case plan::CommStep::Kind::Gather:
+      return onlyWhere(holders, resultT,
+                       [&]() { return gatherStep(c, x, resultT); });
+    case plan::CommStep::Kind::NewtonSchulz:
+      return onlyWhere(holders, resultT, [&]() -> Value {
+        return NewtonSchulzOp::create(
+            b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
+            b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
+            TypeAttr::get(step.getNsElementType()));
+      });
+    case plan::CommStep::Kind::Scatter:
+      return onlyWhere(holders, resultT,
+                       [&]() { return scatterStep(c, x, resultT); });
+    case plan::CommStep::Kind::Broadcast:
+      return dist::BroadcastOp::create(b, loc, x.getType(), Type(), x,
+                                       meshRef, axisNames(c.axes),
+                                       b.getI64IntegerAttr(c.root))
+          .getResult();
+    }
+    llvm_unreachable("unknown step kind");
+  }
 
   Value index(int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -134,126 +359,6 @@ private:
       scf::YieldOp::create(b, loc, placeholder(t));
     }
     return ifOp.getResult(0);
-  }
-
-  std::pair<Value, Value> expandParam(size_t i, int64_t owner) {
-    const ParamFacts &p = facts.params[i];
-    const plan::ParamPlan &pp = p.plan;
-    Value P = step.getParams()[i], G = step.getGrads()[i],
-          M = step.getMomenta()[i];
-    RankedTensorType localT = dist::localTensorType(p.type, step);
-    auto gradType = cast<dist::DistTensorType>(G.getType());
-    Value pl = dist::ToLocalOp::create(b, loc, localT, P);
-    Value gl = dist::ToLocalOp::create(
-        b, loc, dist::localTensorType(gradType, step), G);
-    Value ml = dist::ToLocalOp::create(b, loc, localT, M);
-
-    SmallVector<int> fixedAxes;
-    for (int a = 0; a < mesh().numAxes(); ++a)
-      if (pp.roles[a] == AxisRole::Whole || pp.roles[a] == AxisRole::Local)
-        fixedAxes.push_back(a);
-
-    Value newP, newM;
-    if (fixedAxes.empty()) {
-      std::tie(newP, newM) = body(i, owner, pl, gl, ml, localT);
-    } else {
-      // The parameter exists only in its group: everything runs there, and
-      // the other ranks keep what they hold.
-      Value cond = coordsEqual(fixedAxes, pp.fixed);
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{localT, localT}, cond,
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      auto [bp, bm] = body(i, owner, pl, gl, ml, localT);
-      scf::YieldOp::create(b, loc, ValueRange{bp, bm});
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      scf::YieldOp::create(b, loc, ValueRange{pl, ml});
-      newP = ifOp.getResult(0);
-      newM = ifOp.getResult(1);
-    }
-    Value outP = dist::FromLocalOp::create(b, loc, p.type, newP);
-    Value outM = dist::FromLocalOp::create(b, loc, M.getType(), newM);
-    return {outP, outM};
-  }
-
-  std::pair<Value, Value> body(size_t i, int64_t owner, Value pl, Value gl,
-                               Value ml, RankedTensorType localT) {
-    const ParamFacts &p = facts.params[i];
-    const plan::ParamPlan &pp = p.plan;
-    std::vector<int64_t> oc = mesh().coords(owner);
-
-    // The ranks of the parameter's group: types are computed over them.
-    SmallVector<int64_t> group;
-    for (int64_t r = 0; r < mesh().numRanks(); ++r)
-      if (plan::inGroup(pp, mesh().coords(r)))
-        group.push_back(r);
-    auto localOf = [&](const layout::Layout &l) {
-      return dist::localTensorType(p.shape, p.type.getElementType(), l,
-                                   mesh(), group);
-    };
-
-    // The collective plan of the parameter, emitted step by step.
-    std::vector<plan::CommStep> steps =
-        plan::planSteps(pp, p.layout, p.gradLayout, mesh(), owner);
-    size_t next = 0;
-    Value g = gl;
-    for (; next < steps.size() &&
-           steps[next].kind == plan::CommStep::Kind::ReduceGrad;
-         ++next)
-      g = dist::AllReduceOp::create(
-              b, loc, g.getType(), Type(), g, meshRef,
-              axisNames(steps[next].axes),
-              dist::ReduceKindAttr::get(
-                  b.getContext(),
-                  static_cast<dist::ReduceKind>(steps[next].reduce)))
-              .getResult();
-    g = castTo(g, localT);
-    auto mu = MomentumUpdateOp::create(
-        b, loc, ml, g, step.getMomentumAttr(),
-        step.getMomentumForm() == MomentumForm::Sum ? b.getUnitAttr()
-                                                    : UnitAttr(),
-        step.getNesterov() ? b.getUnitAttr() : UnitAttr());
-
-    Value x = castTo(mu.getUpdate(), localOf(p.layout));
-    for (; next < steps.size(); ++next) {
-      const plan::CommStep &s = steps[next];
-      RankedTensorType resultT = localOf(s.to);
-      // Ranks that hold data for the step: replicas and the axes already
-      // gathered match the owner.
-      Value holders = coordsEqual(s.holderAxes, oc);
-      switch (s.kind) {
-      case plan::CommStep::Kind::ReduceGrad:
-        llvm_unreachable("gradient reductions come first");
-      case plan::CommStep::Kind::Gather:
-        x = onlyWhere(holders, resultT,
-                      [&]() { return gatherStep(s, x, resultT); });
-        break;
-      case plan::CommStep::Kind::NewtonSchulz:
-        x = onlyWhere(holders, resultT, [&]() -> Value {
-          return NewtonSchulzOp::create(
-              b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
-              b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
-              TypeAttr::get(step.getNsElementType()));
-        });
-        break;
-      case plan::CommStep::Kind::Scatter:
-        x = onlyWhere(holders, resultT,
-                      [&]() { return scatterStep(s, x, resultT); });
-        break;
-      case plan::CommStep::Kind::Broadcast:
-        x = dist::BroadcastOp::create(b, loc, x.getType(), Type(), x, meshRef,
-                                      axisNames(s.axes),
-                                      b.getI64IntegerAttr(s.root))
-                .getResult();
-        break;
-      }
-    }
-    Value o = castTo(x, localT);
-    double scale = updateScale(step.getLrAdjust(), pp.m, pp.n);
-    Value newP = ApplyUpdateOp::create(b, loc, pl, o, step.getLrAttr(),
-                                       step.getWeightDecayAttr(),
-                                       b.getF64FloatAttr(scale));
-    return {newP, mu.getNewMomentum()};
   }
 
   ArrayAttr axisNames(ArrayRef<int> axes) {

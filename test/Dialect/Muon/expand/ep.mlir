@@ -1,3 +1,5 @@
+// One parameter at a time (async_gpu_parallelism = false): the checks follow
+// each parameter's plan in order; rounds are checked in rounds.mlir.
 // EP. (1) A stack of 4 experts sharded over `ep` (dim 0, a batch dim) and
 // FSDP over `dp`: each ep group orthogonalises its own 2 experts (batched
 // NS on 2x8x8) on its owner (dp = 1); nothing crosses `ep`.
@@ -45,7 +47,7 @@ func.func @ep(%s: !stack, %w: !w, %gs: !stack, %gw: !w, %ms: !stack, %mw: !w)
     -> (!stack, !w, !stack, !w) {
   %r:4 = muon.step params(%s, %w : !stack, !w) grads(%gs, %gw : !stack, !w)
       momenta(%ms, %mw : !stack, !w)
-      {lr = 0.02 : f64,
+      {lr = 0.02 : f64, async_gpu_parallelism = false,
        param_info = [#muon.param<"experts.w1">, #muon.param<"expert1.gate", expert = ep[1]>],
        strategy = #muon.strategy<explicit>, owners = array<i64: 1, 3>}
   return %r#0, %r#1, %r#2, %r#3 : !stack, !w, !stack, !w

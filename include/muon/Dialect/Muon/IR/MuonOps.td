@@ -73,7 +73,7 @@ def Muon_StepOp : Muon_Op<"step", [
     OptionalAttr<TypeAttr>:$ns_dtype,
     DefaultValuedAttr<Muon_StrategyAttr, "Strategy::RoundRobin">:$strategy,
     DefaultValuedAttr<I64Attr, "1">:$prefetch_count,
-    DefaultValuedAttr<BoolAttr, "false">:$async_gpu_parallelism,
+    DefaultValuedAttr<BoolAttr, "true">:$async_gpu_parallelism,
     OptionalAttr<Muon_ParamArrayAttr>:$param_info,
     OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
                  "rank-keyed owner lists">>:$assignment,
