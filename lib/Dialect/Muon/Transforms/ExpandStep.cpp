@@ -10,6 +10,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Plan/Schedule.h"
 #include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 
 namespace muon {
 namespace optim {
@@ -110,39 +110,15 @@ private:
 
   const layout::Mesh &mesh() const { return facts.mesh; }
 
-  /// The order parameters are expanded in. With async_gpu_parallelism,
-  /// rounds: round k holds the k-th parameter of every owner (each owner's
-  /// largest first), so that every owner orthogonalises at the same time
-  /// and no rank holds more than one gathered matrix per round. Without it,
-  /// one parameter at a time in operand order (the debugging order).
+  /// The order parameters are expanded in (docs/schedule.md): rounds with
+  /// async_gpu_parallelism, one parameter at a time without.
   std::vector<std::vector<size_t>> scheduleRounds(ArrayRef<int64_t> owners) {
-    size_t n = facts.params.size();
-    std::vector<std::vector<size_t>> rounds;
-    if (!step.getAsyncGpuParallelism()) {
-      for (size_t i = 0; i < n; ++i)
-        rounds.push_back({i});
-      return rounds;
-    }
-    std::map<int64_t, std::vector<size_t>> byOwner;
-    for (size_t i = 0; i < n; ++i)
-      byOwner[owners[i]].push_back(i);
-    for (auto &[owner, list] : byOwner) {
-      std::vector<double> cost;
-      for (size_t i : list)
-        cost.push_back(flops(i));
-      std::vector<size_t> order(list.size());
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t c) { return cost[a] > cost[c]; });
-      for (size_t k = 0; k < order.size(); ++k) {
-        if (rounds.size() <= k)
-          rounds.emplace_back();
-        rounds[k].push_back(list[order[k]]);
-      }
-    }
-    for (std::vector<size_t> &round : rounds)
-      llvm::sort(round);
-    return rounds;
+    std::vector<double> cost;
+    for (size_t i = 0; i < facts.params.size(); ++i)
+      cost.push_back(flops(i));
+    return plan::scheduleRounds(
+        std::vector<int64_t>(owners.begin(), owners.end()), cost,
+        step.getAsyncGpuParallelism());
   }
 
   double flops(size_t i) {

@@ -3,6 +3,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Plan/Schedule.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
@@ -84,7 +85,62 @@ std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
   return s;
 }
 
+/// The machine the estimates assume: the default H100 model, with
+/// Newton-Schulz at the dense rate of its element type (bf16 tensor cores,
+/// or fp32 without TF32).
+plan::CostModel costModelFor(StepOp step) {
+  plan::CostModel model;
+  if (!step.getNsElementType().isBF16())
+    model.nsFlopRate = 67e12;
+  return model;
+}
+
+std::vector<plan::ParamCostInput> costInputs(const StepFacts &facts,
+                                             ArrayRef<int64_t> owners) {
+  std::vector<plan::ParamCostInput> inputs;
+  for (auto [i, p] : llvm::enumerate(facts.params))
+    inputs.push_back({p.plan, p.shape, p.layout, p.gradLayout, owners[i]});
+  return inputs;
+}
+
 } // namespace
+
+void muon::optim::printScheduleEstimates(StepOp step, const StepFacts &facts,
+                                         raw_ostream &os) {
+  plan::CostModel model = costModelFor(step);
+  std::vector<plan::ParamCostInput> inputs =
+      costInputs(facts, *step.getOwners());
+  auto run = [&](plan::ScheduleKind kind, int64_t prefetch) {
+    return plan::estimateSchedule(inputs, facts.mesh, step.getNsSteps(),
+                                  model, kind, prefetch);
+  };
+  plan::Estimate rounds = run(plan::ScheduleKind::Rounds, 0);
+  double bound = plan::lowerBound(rounds);
+  os << llvm::format("schedule estimates (%lld ranks per node, %.0f GB/s in "
+                     "a node, %.0f GB/s between nodes, NS at %.0f TFLOP/s):\n",
+                     static_cast<long long>(model.ranksPerNode),
+                     model.intraNode.bandwidth / 1e9,
+                     model.interNode.bandwidth / 1e9,
+                     model.nsFlopRate / 1e12);
+  os << llvm::format("  %-18s %12s %10s %14s %14s\n", "schedule", "step_us",
+                     "x_bound", "colls/rank", "peak_B/rank");
+  auto row = [&](const char *name, const plan::Estimate &e) {
+    int64_t colls = *std::max_element(e.collectives.begin(),
+                                      e.collectives.end());
+    double peak = *std::max_element(e.peakBytes.begin(), e.peakBytes.end());
+    os << llvm::format("  %-18s %12.1f %10.3f %14lld %14.0f\n", name,
+                       e.stepSeconds * 1e6,
+                       bound > 0 ? e.stepSeconds / bound : 1.0,
+                       static_cast<long long>(colls), peak);
+  };
+  row("naive", run(plan::ScheduleKind::Naive, 0));
+  row("sequential", run(plan::ScheduleKind::Sequential, 0));
+  row("rounds", rounds);
+  row("rounds+prefetch1", run(plan::ScheduleKind::Rounds, 1));
+  row("rounds+prefetch2", run(plan::ScheduleKind::Rounds, 2));
+  os << llvm::format("  %-18s %12.1f %10.3f\n", "lower bound", bound * 1e6,
+                     1.0);
+}
 
 void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                                  raw_ostream &os) {
@@ -127,15 +183,26 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                        t.scattered - s0,
                        chainStr(steps, mesh).c_str());
   }
-  os << llvm::format("%-5s %-24s %8s %12s %12s %12s\n", "rank", "coords",
-                     "params", "ns_flops", "sent_B", "recv_B");
+  // What the compiled code does: rounds or one parameter at a time, with
+  // blocking collectives.
+  plan::Estimate est = plan::estimateSchedule(
+      costInputs(facts, owners), mesh, step.getNsSteps(), costModelFor(step),
+      step.getAsyncGpuParallelism() ? plan::ScheduleKind::Rounds
+                                    : plan::ScheduleKind::Sequential);
+  os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
+                     "rank", "coords", "params", "ns_flops", "sent_B",
+                     "recv_B", "est_us", "exposed_us", "colls", "peak_B");
   double total = 0, peak = 0;
   for (int64_t r = 0; r < nr; ++r) {
-    os << llvm::format("%-5lld %-24s %8lld %12.6g %12.0f %12.0f\n",
+    os << llvm::format("%-5lld %-24s %8lld %12.6g %12.0f %12.0f %10.1f "
+                       "%10.1f %6lld %12.0f\n",
                        static_cast<long long>(r),
                        coordsStr(mesh, r).c_str(),
                        static_cast<long long>(count[r]), load[r], t.sent[r],
-                       t.received[r]);
+                       t.received[r], est.finish[r] * 1e6,
+                       est.exposed(r) * 1e6,
+                       static_cast<long long>(est.collectives[r]),
+                       est.peakBytes[r]);
     total += load[r];
     peak = std::max(peak, load[r]);
   }
@@ -144,6 +211,17 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                      "perfect)\n",
                      mean > 0 ? peak / mean : 1.0,
                      mean > 0 ? (peak / mean - 1.0) * 100.0 : 0.0);
+  size_t rounds = plan::scheduleRounds(
+                      std::vector<int64_t>(owners.begin(), owners.end()),
+                      std::vector<double>(owners.size(), 0),
+                      step.getAsyncGpuParallelism())
+                      .size();
+  os << llvm::format("schedule: %s, %zu round%s, blocking collectives; "
+                     "estimated step %.1f us on the H100 model "
+                     "(docs/schedule.md)\n",
+                     step.getAsyncGpuParallelism() ? "rounds"
+                                                   : "one parameter at a time",
+                     rounds, rounds == 1 ? "" : "s", est.stepSeconds * 1e6);
 }
 
 namespace {
@@ -173,6 +251,8 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
           failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();
       printStepReport(step, *facts, file->os());
+      if (schedules)
+        printScheduleEstimates(step, *facts, file->os());
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -23,6 +23,12 @@ struct StepFacts;
 void printStepReport(StepOp step, const StepFacts &facts,
                      llvm::raw_ostream &os);
 
+/// The estimated step time of every schedule of the step's owners (naive,
+/// one at a time, rounds, rounds with prefetch 1 and 2) against the lower
+/// bound, on the default H100 cost model (plan::CostModel).
+void printScheduleEstimates(StepOp step, const StepFacts &facts,
+                            llvm::raw_ostream &os);
+
 } // namespace optim
 } // namespace muon
 

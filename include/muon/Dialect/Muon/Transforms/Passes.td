@@ -72,12 +72,20 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
   let description = [{
     Per parameter: shape, layout, owner, Newton-Schulz FLOPs, the gather
     and scatter chains and the bytes they move. Per rank: NS load (FLOPs),
-    bytes sent and received, and the balance (max load / mean load).
+    bytes sent and received, and the estimate of the step's schedule on an
+    H100 cost model (finish time, time not hidden behind compute,
+    collective calls, gathered bytes held at once); then the balance (max
+    load / mean load) and the schedule. With `schedules`, the estimates of
+    every schedule against the lower bound (docs/schedule.md).
     Run after `muon-assign-owners`. The IR is not changed.
   }];
   let options = [
     Option<"output", "output", "std::string", "\"-\"",
-           "Where to write the report ('-' = stdout)">
+           "Where to write the report ('-' = stdout)">,
+    Option<"schedules", "schedules", "bool", "false",
+           "Also estimate every schedule of the step's owners (naive, one "
+           "at a time, rounds, rounds + prefetch 1 and 2) against the lower "
+           "bound">
   ];
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }

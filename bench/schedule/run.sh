@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Estimated step time of every schedule (muon-report schedules=true, the
+# H100 cost model of docs/schedule.md) for Llama-3 8B and 70B matrices on 8,
+# 64 and 512 ranks with FSDP, FSDP + TP and HSDP: naive (every rank
+# orthogonalises everything), one parameter at a time, rounds, rounds +
+# prefetch 1 and 2, each as a ratio to the lower bound max(per-rank link
+# time, per-rank Newton-Schulz time) of the same owners.
+#
+#   bash bench/schedule/run.sh [muon-opt]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+opt=${1:-$root/build/bin/muon-opt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf "%-5s %5s %-8s %12s %8s %8s %8s %8s %8s %8s %6s\n" model ranks layout \
+  bound_ms naive seq rounds pref1 pref2 best colls
+for model in 8b 70b; do
+  for ranks in 8 64 512; do
+    for layout in fsdp fsdp_tp hsdp; do
+      python3 "$root/bench/llama3_step.py" "$model" "$ranks" "$layout" > "$tmp/step.mlir"
+      "$opt" "$tmp/step.mlir" --muon-assign-owners \
+        --muon-report=schedules=true -o /dev/null > "$tmp/report.txt"
+      python3 - "$tmp/report.txt" "$model" "$ranks" "$layout" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("schedule estimates", 1)[1].splitlines()
+rows = {}
+for l in lines[2:]:
+    f = l.split()
+    if f[:2] == ["lower", "bound"]:
+        bound = float(f[2])
+    elif f:
+        rows[f[0]] = (float(f[2]), int(f[3]))
+names = ["naive", "sequential", "rounds", "rounds+prefetch1", "rounds+prefetch2"]
+ratios = [rows[n][0] for n in names]
+print("%-5s %5s %-8s %12.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d" % (
+    sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3, *ratios,
+    min(ratios[2:]), rows["rounds"][1]))
+PY
+    done
+  done
+done

@@ -1,0 +1,103 @@
+//===- Schedule.h - Order of a step's parameters, and its cost -*- C++ -*-===//
+//
+// Which order the parameters of a step are updated in (rounds, or one at a
+// time), and an estimate of what a schedule costs per rank: an alpha-beta
+// model of every collective of the plans (plan::planSteps) plus the
+// Newton-Schulz FLOP model, simulated rank by rank. Plain C++ over the plan
+// and layout libraries: muon-expand-step orders its code with
+// scheduleRounds, muon-report prints estimates, bench/schedule compares
+// schedules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_PLAN_SCHEDULE_H
+#define MUON_PLAN_SCHEDULE_H
+
+#include "muon/Plan/ParamPlan.h"
+
+#include <string>
+#include <vector>
+
+namespace muon {
+namespace plan {
+
+/// The order parameters are updated in, as rounds of parameter indices.
+/// With `rounds`: round k holds the k-th parameter of every owner, each
+/// owner's parameters by descending `cost` (ties in index order), each
+/// round in index order. Without: one parameter per round, in index order.
+std::vector<std::vector<size_t>>
+scheduleRounds(const std::vector<int64_t> &owners,
+               const std::vector<double> &cost, bool rounds);
+
+/// Latency (seconds) and bandwidth (bytes per second) of one link.
+struct Link {
+  double latency = 0;
+  double bandwidth = 1;
+};
+
+/// An alpha-beta model of the machine: a collective on a communicator costs
+/// latency + (the most bytes one member sends or receives) / bandwidth,
+/// with the intra-node link when every member shares a node (ranks are
+/// numbered node by node, `ranksPerNode` each) and the inter-node link
+/// otherwise; Newton-Schulz runs at `nsFlopRate`. Defaults: 8 H100 per
+/// node, NVLink all-gather bus bandwidth ~360 GB/s, 400 Gb/s InfiniBand
+/// per GPU (50 GB/s), dense bf16 989 TFLOP/s.
+struct CostModel {
+  int64_t ranksPerNode = 8;
+  Link intraNode{3e-6, 360e9};
+  Link interNode{10e-6, 50e9};
+  double nsFlopRate = 989e12;
+  double bytesPerElement = 4;
+
+  /// The link a communicator over `axes` of `mesh` uses.
+  Link linkFor(const layout::Mesh &mesh, const std::vector<int> &axes) const;
+};
+
+/// One parameter as the estimate needs it.
+struct ParamCostInput {
+  ParamPlan plan;
+  std::vector<int64_t> shape;
+  layout::Layout layout, gradLayout;
+  int64_t owner = 0;
+};
+
+enum class ScheduleKind {
+  /// Every rank gathers every matrix whole (all-gathers) and orthogonalises
+  /// all of them: the redundant baseline.
+  Naive,
+  /// One parameter at a time, blocking collectives.
+  Sequential,
+  /// Rounds (scheduleRounds), blocking collectives; with `prefetch` k > 0,
+  /// collectives are asynchronous on one communication lane per rank:
+  /// round i + k's gathers are in flight during round i's Newton-Schulz,
+  /// and round i's redistribute overlaps round i + 1's.
+  Rounds,
+};
+
+/// Per-rank figures of one schedule.
+struct Estimate {
+  double stepSeconds = 0;           // when the last rank finishes
+  std::vector<double> finish;       // per rank: when it finishes
+  std::vector<double> compute;      // per rank: Newton-Schulz seconds
+  std::vector<double> comm;         // per rank: seconds its link is busy
+  std::vector<int64_t> collectives; // per rank: collective calls
+  std::vector<double> peakBytes;    // per rank: gathered matrices held at once
+  /// finish - compute, per rank: time not hidden behind compute.
+  double exposed(int64_t rank) const { return finish[rank] - compute[rank]; }
+};
+
+/// Simulates `kind` over every rank of `mesh`.
+Estimate estimateSchedule(const std::vector<ParamCostInput> &params,
+                          const layout::Mesh &mesh, int64_t nsSteps,
+                          const CostModel &model, ScheduleKind kind,
+                          int64_t prefetch = 0);
+
+/// No schedule of these owners beats this: the busiest rank's link time or
+/// Newton-Schulz time, whichever is larger (max over ranks of
+/// max(comm, compute) of the blocking rounds estimate `rounds`).
+double lowerBound(const Estimate &rounds);
+
+} // namespace plan
+} // namespace muon
+
+#endif // MUON_PLAN_SCHEDULE_H
