@@ -64,6 +64,7 @@ struct Instance {
 /// instance per communicator) or Newton-Schulz on some ranks.
 struct Op {
   bool compute = false;
+  std::string label;
   std::vector<Instance> instances;
   std::vector<std::pair<int64_t, double>> work; // (rank, seconds)
 };
@@ -89,9 +90,12 @@ public:
         planSteps(p.plan, p.layout, p.gradLayout, mesh, p.owner);
     std::vector<int64_t> oc = mesh.coords(p.owner);
     bool afterNs = false;
+    std::string who = p.name.empty() ? "p" + std::to_string(index) : p.name;
+    ++index;
     for (const CommStep &s : steps) {
       if (s.kind == CommStep::Kind::NewtonSchulz) {
         afterNs = true;
+        ops.ns.label = "newton_schulz " + who;
         double flops = ownerFlops(p.plan, p.shape, p.layout, mesh, nsSteps);
         ops.ns.compute = true;
         for (int64_t r = 0; r < mesh.numRanks(); ++r)
@@ -107,7 +111,15 @@ public:
       if (naive && s.kind != CommStep::Kind::ReduceGrad &&
           s.kind != CommStep::Kind::Gather)
         continue; // every rank has the whole matrix: nothing to send back
-      (afterNs ? ops.after : ops.before).push_back(collective(p, s, oc, naive));
+      Op op = collective(p, s, oc, naive);
+      std::string what = describe(s, mesh);
+      if (naive && s.kind == CommStep::Kind::Gather) {
+        what = "all_gather";
+        for (int a : s.axes)
+          what += " " + mesh.axisNames[a];
+      }
+      op.label = what + " " + who;
+      (afterNs ? ops.after : ops.before).push_back(std::move(op));
     }
     return ops;
   }
@@ -183,6 +195,7 @@ private:
   int64_t nsSteps;
   const CostModel &model;
   std::vector<std::vector<int64_t>> coords;
+  size_t index = 0;
 };
 
 /// Runs ops rank by rank: blocking collectives start when their last member
@@ -190,8 +203,8 @@ private:
 /// the data they depend on.
 class Simulator {
 public:
-  explicit Simulator(int64_t numRanks)
-      : clock(numRanks, 0), lane(numRanks, 0) {
+  Simulator(int64_t numRanks, bool trace)
+      : tracing(trace), clock(numRanks, 0), lane(numRanks, 0) {
     est.finish.assign(numRanks, 0);
     est.compute.assign(numRanks, 0);
     est.comm.assign(numRanks, 0);
@@ -202,6 +215,7 @@ public:
   void blocking(const Op &op) {
     if (op.compute) {
       for (auto [r, t] : op.work) {
+        record(r, TraceEvent::Compute, clock[r], clock[r] + t, op);
         clock[r] += t;
         est.compute[r] += t;
       }
@@ -214,6 +228,7 @@ public:
       for (int64_t m : inst.members) {
         clock[m] = start + inst.seconds;
         count(m, inst.seconds);
+        record(m, TraceEvent::Comm, start, clock[m], op);
       }
     }
   }
@@ -228,6 +243,7 @@ public:
       for (int64_t m : inst.members) {
         lane[m] = ready[m] = start + inst.seconds;
         count(m, inst.seconds);
+        record(m, TraceEvent::Comm, start, lane[m], op);
       }
     }
   }
@@ -238,6 +254,7 @@ public:
       clock[r] = std::max(clock[r], ready[r]) + t;
       ready[r] = clock[r];
       est.compute[r] += t;
+      record(r, TraceEvent::Compute, clock[r] - t, clock[r], op);
     }
   }
 
@@ -263,6 +280,13 @@ private:
     ++est.collectives[rank];
   }
 
+  void record(int64_t rank, TraceEvent::Lane laneKind, double start,
+              double end, const Op &op) {
+    if (tracing)
+      est.trace.push_back({rank, laneKind, start, end, op.label});
+  }
+
+  bool tracing;
   std::vector<double> clock, lane;
 };
 
@@ -271,7 +295,7 @@ private:
 Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
                                 const layout::Mesh &mesh, int64_t nsSteps,
                                 const CostModel &model, ScheduleKind kind,
-                                int64_t prefetch) {
+                                int64_t prefetch, bool trace) {
   int64_t numRanks = mesh.numRanks();
   Builder builder(mesh, nsSteps, model);
   std::vector<ParamOps> ops;
@@ -284,7 +308,7 @@ Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
   }
   std::vector<std::vector<size_t>> rounds =
       scheduleRounds(owners, cost, kind == ScheduleKind::Rounds);
-  Simulator sim(numRanks);
+  Simulator sim(numRanks, trace);
 
   // Peak memory: the gathered matrices a rank orthogonalises that are alive
   // at once (one round, plus `prefetch` rounds in flight; every matrix in

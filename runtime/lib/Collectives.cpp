@@ -13,6 +13,7 @@
 #include "Errors.h"
 #include "State.h"
 #include "Tensor.h"
+#include "Trace.h"
 
 #include "muon/Layout/Layout.h"
 
@@ -49,6 +50,7 @@ struct Request {
   std::function<void()> finish; // Unpack / average after completion.
   std::vector<float> staging;
   std::string name, comm;
+  double issued = 0; // trace clock at the call (when tracing)
 };
 
 std::map<int64_t, Request> requests;
@@ -79,6 +81,8 @@ void waitFor(Request &r) {
   }
   if (r.finish)
     r.finish();
+  if (tracing())
+    traceEvent(TraceLane::Comm, r.name + " " + r.comm, r.issued, traceNow());
 }
 
 int64_t submit(Request r, int64_t async) {
@@ -106,7 +110,10 @@ struct Call {
   [[noreturn]] void fail(const std::string &cause) const {
     fatal(name, comm->name, cause);
   }
-  Request request() const { return Request{nullptr, {}, {}, name, comm->name}; }
+  Request request() const {
+    return Request{nullptr, {}, {}, name, comm->name,
+                   tracing() ? traceNow() : 0.0};
+  }
   void check(Backend::Op &op, const std::string &error) const {
     if (!op)
       fail(error);

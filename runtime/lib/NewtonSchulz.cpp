@@ -12,6 +12,7 @@
 #include "Errors.h"
 #include "State.h"
 #include "Tensor.h"
+#include "Trace.h"
 
 #include <cblas.h>
 
@@ -96,6 +97,10 @@ extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
   counters().ns_calls++;
   if (m == 0 || n == 0)
     return;
+  double start = tracing() ? traceNow() : 0.0;
   for (int64_t i = 0; i < batch; ++i)
     orthogonalise(x.data + i * m * n, m, n, steps, coeffs, eps);
+  if (tracing())
+    traceEvent(TraceLane::Compute, "newton_schulz " + x.shapeStr(), start,
+               traceNow());
 }

@@ -22,6 +22,7 @@ struct Options {
   uint64_t seed = 1;
   double rtol = 1e-5, atol = 1e-5;
   std::string dumpDir;
+  std::string traceFile;
   int optLevel = 2;
   Fault fault;
 };

@@ -12,6 +12,7 @@
 #include "Compile.h"
 #include "Entry.h"
 #include "Faults.h"
+#include "Trace.h"
 #include "JobState.h"
 #include "Options.h"
 #include "Verdict.h"
@@ -67,8 +68,11 @@ public:
     muon_rt_watchdog_disarm();
 
     auto start = Clock::now();
+    double traceStart = muon_rt_trace_now();
     std::string error = entry.invoke(args, argShapes, results, resultShapes);
     timing.stepSeconds += secondsSince(start);
+    std::string stepName = "step " + std::to_string(t);
+    muon_rt_trace_mark(0, stepName.c_str(), traceStart, muon_rt_trace_now());
     if (!error.empty())
       muon_rt_fail("invoke", error.c_str());
     state.takeResults(results);
@@ -76,8 +80,11 @@ public:
 
     if (rank == 0) {
       auto refStart = Clock::now();
+      double traceStart = muon_rt_trace_now();
       state.referenceStep(fullG);
       timing.referenceSeconds += secondsSince(refStart);
+      std::string refName = "reference step " + std::to_string(t);
+      muon_rt_trace_mark(0, refName.c_str(), traceStart, muon_rt_trace_now());
     }
     if (!o.dumpDir.empty()) {
       Tensors p, m;
@@ -194,9 +201,24 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   Job job(o, *spec);
   job.initialise();
   muon_rt_reset_counters();
+  if (!o.traceFile.empty())
+    startTrace();
   for (int64_t t = 0; t < o.steps; ++t)
     job.step(*entry, t);
+  bool traceFailed = false;
+  if (!o.traceFile.empty()) {
+    std::string error =
+        writeTrace(o.traceFile, rank, muon_rt_world_size());
+    traceFailed = !error.empty();
+    if (traceFailed)
+      std::fprintf(stderr, "muon-run: error: --trace: %s\n", error.c_str());
+    else if (rank == 0)
+      std::printf("muon-run: wrote the measured timeline to %s\n",
+                  o.traceFile.c_str());
+  }
   int code = job.finish(compileSeconds);
+  if (traceFailed && code == 0)
+    code = 1;
   muon_rt_finalize();
   return code;
 }

@@ -15,6 +15,7 @@
 #include "muon/InitAll.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -57,6 +58,12 @@ cl::opt<std::string> dumpDir(
     "dump",
     cl::desc("Write initial, per-step and reference tensors as .npy files "
              "into this directory (docs/running.md)"),
+    cl::init(""), cl::cat(category));
+cl::opt<std::string> traceFile(
+    "trace",
+    cl::desc("Write the measured timeline of the run as Chrome trace JSON "
+             "(one process per rank, compute and comm threads; the format "
+             "of muon-opt --muon-timeline; docs/schedule.md)"),
     cl::init(""), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
@@ -141,6 +148,12 @@ std::string validateOptions() {
   if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
     return "--timeout must be a positive, finite number of seconds, got " +
            number(timeout);
+  if (!traceFile.empty()) {
+    llvm::StringRef dir = llvm::sys::path::parent_path(traceFile);
+    if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
+      return "--trace: cannot write '" + traceFile + "': directory '" +
+             dir.str() + "' does not exist";
+  }
   return "";
 }
 
@@ -256,6 +269,7 @@ int main(int argc, char **argv) {
   o.rtol = rtol;
   o.atol = atolOpt;
   o.dumpDir = dumpDir;
+  o.traceFile = traceFile;
   o.optLevel = optLevel;
   if (!parseFault(inject, o.fault))
     return usageError("bad --inject-fault '" + inject +

@@ -14,6 +14,7 @@
 #define MUON_PLAN_SCHEDULE_H
 
 #include "muon/Plan/ParamPlan.h"
+#include "muon/Plan/Trace.h"
 
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@ struct ParamCostInput {
   std::vector<int64_t> shape;
   layout::Layout layout, gradLayout;
   int64_t owner = 0;
+  std::string name; // for timelines
 };
 
 enum class ScheduleKind {
@@ -82,15 +84,18 @@ struct Estimate {
   std::vector<double> comm;         // per rank: seconds its link is busy
   std::vector<int64_t> collectives; // per rank: collective calls
   std::vector<double> peakBytes;    // per rank: gathered matrices held at once
+  std::vector<TraceEvent> trace;    // when asked for: every op on every rank
   /// finish - compute, per rank: time not hidden behind compute.
   double exposed(int64_t rank) const { return finish[rank] - compute[rank]; }
 };
 
 /// Simulates `kind` over every rank of `mesh`.
+/// Simulates `kind` over every rank of `mesh`; with `trace`, records every
+/// collective and Newton-Schulz of every rank in Estimate::trace.
 Estimate estimateSchedule(const std::vector<ParamCostInput> &params,
                           const layout::Mesh &mesh, int64_t nsSteps,
                           const CostModel &model, ScheduleKind kind,
-                          int64_t prefetch = 0);
+                          int64_t prefetch = 0, bool trace = false);
 
 /// No schedule of these owners beats this: the busiest rank's link time or
 /// Newton-Schulz time, whichever is larger (max over ranks of

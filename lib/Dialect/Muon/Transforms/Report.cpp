@@ -3,6 +3,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "StepCost.h"
 #include "muon/Plan/Schedule.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -85,31 +86,12 @@ std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
   return s;
 }
 
-/// The machine the estimates assume: the default H100 model, with
-/// Newton-Schulz at the dense rate of its element type (bf16 tensor cores,
-/// or fp32 without TF32).
-plan::CostModel costModelFor(StepOp step) {
-  plan::CostModel model;
-  if (!step.getNsElementType().isBF16())
-    model.nsFlopRate = 67e12;
-  return model;
-}
-
-std::vector<plan::ParamCostInput> costInputs(const StepFacts &facts,
-                                             ArrayRef<int64_t> owners) {
-  std::vector<plan::ParamCostInput> inputs;
-  for (auto [i, p] : llvm::enumerate(facts.params))
-    inputs.push_back({p.plan, p.shape, p.layout, p.gradLayout, owners[i]});
-  return inputs;
-}
-
 } // namespace
 
 void muon::optim::printScheduleEstimates(StepOp step, const StepFacts &facts,
                                          raw_ostream &os) {
   plan::CostModel model = costModelFor(step);
-  std::vector<plan::ParamCostInput> inputs =
-      costInputs(facts, *step.getOwners());
+  std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
   auto run = [&](plan::ScheduleKind kind, int64_t prefetch) {
     return plan::estimateSchedule(inputs, facts.mesh, step.getNsSteps(),
                                   model, kind, prefetch);
@@ -185,10 +167,9 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
   }
   // What the compiled code does: rounds or one parameter at a time, with
   // blocking collectives.
-  plan::Estimate est = plan::estimateSchedule(
-      costInputs(facts, owners), mesh, step.getNsSteps(), costModelFor(step),
-      step.getAsyncGpuParallelism() ? plan::ScheduleKind::Rounds
-                                    : plan::ScheduleKind::Sequential);
+  plan::Estimate est =
+      plan::estimateSchedule(costInputs(step, facts), mesh, step.getNsSteps(),
+                             costModelFor(step), scheduleOf(step));
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
                      "rank", "coords", "params", "ns_flops", "sent_B",
                      "recv_B", "est_us", "exposed_us", "colls", "peak_B");

@@ -98,6 +98,23 @@ void muon_rt_barrier(void);
 void muon_rt_watchdog_arm(const char *what);
 void muon_rt_watchdog_disarm(void);
 
+/* Host helpers: a timeline of this rank. After muon_rt_trace_start() (call
+ * it right after muon_rt_barrier(), so ranks share an origin), every
+ * collective (from its call to its completion, "comm" lane 1) and every
+ * Newton-Schulz ("compute" lane 0) is recorded with seconds since the start,
+ * until muon_rt_trace_stop(). muon_rt_trace_event copies event `index` out
+ * (name truncated to `capacity` - 1 bytes, NUL-terminated) and returns the
+ * name's full length, or -1 for an index out of range. muon_rt_trace_mark
+ * adds a host event; muon_rt_trace_now is the clock it uses. */
+void muon_rt_trace_start(void);
+void muon_rt_trace_stop(void);
+int64_t muon_rt_trace_count(void);
+int64_t muon_rt_trace_event(int64_t index, int32_t *lane, double *start,
+                            double *end, char *name, int64_t capacity);
+void muon_rt_trace_mark(int32_t lane, const char *name, double start,
+                        double end);
+double muon_rt_trace_now(void);
+
 /*--- Communicators ----------------------------------------------------------*/
 
 /* The communicator of the ranks that differ only along `axes` (indices into

@@ -90,4 +90,33 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }
 
+def MuonTimeline : Pass<"muon-timeline", "mlir::ModuleOp"> {
+  let summary = "Write the estimated timeline of every muon.step as a "
+                "Chrome trace";
+  let description = [{
+    Simulates the step's schedule on the H100 cost model
+    (docs/schedule.md) and writes every collective and Newton-Schulz of
+    every rank as Chrome trace JSON: one process per rank with a `compute`
+    and a `comm` thread; open it in Perfetto (ui.perfetto.dev) or
+    chrome://tracing. `muon-run --trace` writes a measured run in the same
+    form. Steps of one module follow one another in time. Run after
+    `muon-assign-owners`. The IR is not changed.
+
+    ```
+    muon-opt step.mlir --muon-assign-owners \
+        --muon-timeline="output=step.json schedule=rounds prefetch=1"
+    ```
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"\"",
+           "The JSON file to write (required; '-' = stdout)">,
+    Option<"schedule", "schedule", "std::string", "\"step\"",
+           "step (what the step compiles to), naive, sequential or rounds">,
+    Option<"prefetch", "prefetch", "int64_t", "0",
+           "Rounds whose gathers are in flight ahead (rounds only; an "
+           "estimate: the compiled code does not prefetch yet)">
+  ];
+  let dependentDialects = ["::muon::optim::MuonDialect"];
+}
+
 #endif // MUON_DIALECT_MUON_TRANSFORMS_PASSES_TD

@@ -1,0 +1,32 @@
+//===- StepCost.h - A muon.step as the schedule estimate's input -*- C++ -*-===//
+//
+// What muon-report and muon-timeline hand plan::estimateSchedule for a
+// step with owners: the cost model it runs on and one input per parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_LIB_DIALECT_MUON_TRANSFORMS_STEPCOST_H
+#define MUON_LIB_DIALECT_MUON_TRANSFORMS_STEPCOST_H
+
+#include "muon/Dialect/Muon/IR/StepAnalysis.h"
+#include "muon/Plan/Schedule.h"
+
+namespace muon {
+namespace optim {
+
+/// The machine the estimates assume: the default H100 model, with
+/// Newton-Schulz at the dense rate of its element type (bf16 tensor cores,
+/// or fp32 without TF32).
+plan::CostModel costModelFor(StepOp step);
+
+/// One input per parameter, with the step's owners and parameter names.
+std::vector<plan::ParamCostInput> costInputs(StepOp step,
+                                             const StepFacts &facts);
+
+/// The schedule the compiled code runs: rounds or one at a time.
+plan::ScheduleKind scheduleOf(StepOp step);
+
+} // namespace optim
+} // namespace muon
+
+#endif // MUON_LIB_DIALECT_MUON_TRANSFORMS_STEPCOST_H
