@@ -4,8 +4,10 @@
 // per iteration i: A <- X X^T; B <- b_i A + c_i A A; X <- a_i X + B X
 // if transposed: X <- X^T
 //
-// Working on the short side keeps the Gram matrix p x p (p = min(m, n)): the
-// FLOPs per iteration are 4 p^2 q + 2 p^3, which the counters record.
+// Working on the short side keeps the Gram matrix p x p (p = min(m, n)). The
+// counters record the standard count, 4 p^2 q + 2 p^3 FLOPs per iteration;
+// the two symmetric products (A = X X^T and A A) are computed one triangle
+// at a time (ssyrk), so the work done is 3 p^2 q + p^3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,14 @@
 using namespace muon::rt;
 
 namespace {
+
+/// Copies the upper triangle of the row-major p x p matrix `a` into its
+/// lower triangle (what ssyrk leaves unwritten).
+void mirrorUpper(float *a, int64_t p) {
+  for (int64_t i = 1; i < p; ++i)
+    for (int64_t j = 0; j < i; ++j)
+      a[i * p + j] = a[j * p + i];
+}
 
 void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
                    const std::vector<double> &coeffs, double eps) {
@@ -45,14 +55,17 @@ void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
   for (int64_t i = 0; i < steps; ++i) {
     const double *abc = coeffs.size() == 3 ? coeffs.data() : &coeffs[3 * i];
     float ca = abc[0], cb = abc[1], cc = abc[2];
-    // A = X X^T
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, p, p, q, 1.0f,
-                x.data(), q, x.data(), q, 0.0f, a.data(), p);
-    // B = b A + c A A
+    // A = X X^T: symmetric, so one triangle (ssyrk, p^2 q FLOPs instead of
+    // 2 p^2 q), mirrored.
+    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
+                x.data(), q, 0.0f, a.data(), p);
+    mirrorUpper(a.data(), p);
+    // B = b A + c A A: A A = A A^T is symmetric too (p^3 instead of 2 p^3).
     for (int64_t k = 0; k < p * p; ++k)
       b[k] = cb * a[k];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, p, p, cc,
-                a.data(), p, a.data(), p, 1.0f, b.data(), p);
+    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, a.data(),
+                p, 1.0f, b.data(), p);
+    mirrorUpper(b.data(), p);
     // X = a X + B X
     for (int64_t k = 0; k < p * q; ++k)
       y[k] = ca * x[k];
