@@ -69,8 +69,15 @@ void waitFor(Request &r) {
       break;
     if (spins < 64)
       continue;
-    // Oversubscribed ranks share cores: yield instead of spinning.
-    std::this_thread::sleep_for(std::chrono::microseconds(spins < 4096 ? 5 : 100));
+    // Oversubscribed ranks share cores: give the core away while waiting.
+    // A yield returns at once when no other process wants the core (a sleep
+    // costs the timer slack, ~50 us, on every poll of a short collective);
+    // past a few thousand polls the wait is long and sleeping frees the core
+    // for good.
+    if (spins < 4096)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     double waited =
         std::chrono::duration<double>(clock::now() - start).count();
     if (waited > limit)
