@@ -268,7 +268,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
     s.reduce = kind;
     for (size_t a = 0; a < gradLayout.placements.size(); ++a)
       if (gradLayout.placements[a].kind == PlacementKind::Partial &&
-          gradLayout.placements[a].reduce == kind)
+          gradLayout.placements[a].reduce == kind && mesh.sizes[a] > 1)
         s.axes.push_back(static_cast<int>(a));
     if (s.axes.empty())
       continue;
@@ -300,21 +300,35 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
     s.to = kind == CommStep::Kind::Gather ? after : before;
     return s;
   };
+  // A split over an axis of size 1 leaves the whole extent on its one
+  // member: gathering or scattering it moves nothing, so it is not a step.
+  // (A flat split still is: it also turns the element range back into the
+  // matrix.)
+  auto moves = [&](size_t j) {
+    return mesh.sizes[plan.chain[j].axis] > 1 ||
+           plan.chain[j].kind == Split::Kind::Flat;
+  };
   size_t k = plan.chain.size();
   for (size_t j = 0; j < k; ++j)
-    steps.push_back(splitStep(CommStep::Kind::Gather, j));
+    if (moves(j))
+      steps.push_back(splitStep(CommStep::Kind::Gather, j));
   CommStep ns;
   ns.kind = CommStep::Kind::NewtonSchulz;
   ns.holderAxes = holderAxes(plan, k);
   ns.from = ns.to = layoutAfter(plan, layout, k);
   steps.push_back(ns);
   for (size_t j = k; j-- > 0;)
-    steps.push_back(splitStep(CommStep::Kind::Scatter, j));
-  if (!plan.replicateAxes.empty()) {
+    if (moves(j))
+      steps.push_back(splitStep(CommStep::Kind::Scatter, j));
+  std::vector<int> replicas;
+  for (int a : plan.replicateAxes)
+    if (mesh.sizes[a] > 1)
+      replicas.push_back(a);
+  if (!replicas.empty()) {
     CommStep b;
     b.kind = CommStep::Kind::Broadcast;
-    b.axes = plan.replicateAxes;
-    b.root = layout::groupIndex(mesh.sizes, plan.replicateAxes, oc);
+    b.axes = replicas;
+    b.root = layout::groupIndex(mesh.sizes, replicas, oc);
     b.from = b.to = layout;
     steps.push_back(b);
   }

@@ -150,6 +150,28 @@ TEST(PlanSteps, DdpAverageAndSumOnTwoAxes) {
                    "newton_schulz holders [a,b]", "broadcast a,b root 2"}));
 }
 
+TEST(PlanSteps, AxesOfSizeOneMoveNothing) {
+  // tp has one rank: its shard is the whole extent, its partial gradient is
+  // already reduced and its replicas are the owner itself. Only dp remains
+  // (holder conditions on size-1 axes stay: they hold on every rank).
+  Mesh mesh{{"dp", "tp", "rep"}, {2, 1, 1}};
+  EXPECT_EQ(stepsOf({8, 4},
+                    layoutOf({Placement::shard(0), Placement::shard(1),
+                              Placement::replicate()}),
+                    mesh, 1),
+            (Lines{"gather dp dim 0 root 1 holders [rep,tp]",
+                   "newton_schulz holders [rep,tp,dp]",
+                   "scatter dp dim 0 root 1 holders [rep,tp]"}));
+  EXPECT_EQ(stepsOf({6, 4},
+                    layoutOf({Placement::replicate(), Placement::replicate(),
+                              Placement::replicate()}),
+                    layoutOf({Placement::partial(), Placement::partial(),
+                              Placement::replicate()}),
+                    mesh, 0),
+            (Lines{"reduce_grad dp sum", "newton_schulz holders [dp,tp,rep]",
+                   "broadcast dp root 0"}));
+}
+
 TEST(PlanSteps, ExpertStackSplitsNothingOverEp) {
   // 4 experts over ep (a batch dim: independent), rows over dp. Owners are
   // named by their ep-coordinate-0 representative; nothing crosses ep.
