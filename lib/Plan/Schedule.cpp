@@ -84,14 +84,14 @@ public:
       coords.push_back(mesh.coords(r));
   }
 
-  ParamOps build(const ParamCostInput &p, bool naive) {
+  /// The steps of parameter number `index` (named so when it has no name).
+  ParamOps build(const ParamCostInput &p, size_t index, bool naive) {
     ParamOps ops;
     std::vector<CommStep> steps =
         planSteps(p.plan, p.layout, p.gradLayout, mesh, p.owner);
     std::vector<int64_t> oc = mesh.coords(p.owner);
     bool afterNs = false;
     std::string who = p.name.empty() ? "p" + std::to_string(index) : p.name;
-    ++index;
     for (const CommStep &s : steps) {
       if (s.kind == CommStep::Kind::NewtonSchulz) {
         afterNs = true;
@@ -195,7 +195,6 @@ private:
   int64_t nsSteps;
   const CostModel &model;
   std::vector<std::vector<int64_t>> coords;
-  size_t index = 0;
 };
 
 /// Runs ops rank by rank: blocking collectives start when their last member
@@ -292,22 +291,61 @@ private:
 
 } // namespace
 
+/// What every schedule of one set of parameters shares: their steps over
+/// the mesh (the costly part: every rank of every step), their owners and
+/// Newton-Schulz costs. The naive schedule's all-gather steps are built on
+/// first use.
+struct ScheduleEstimator::Steps {
+  Steps(const std::vector<ParamCostInput> &params, const layout::Mesh &mesh,
+        int64_t nsSteps, const CostModel &model)
+      : params(params), mesh(mesh), model(model),
+        builder(this->mesh, nsSteps, this->model) {
+    for (const ParamCostInput &p : params) {
+      owned.push_back(builder.build(p, owned.size(), /*naive=*/false));
+      owners.push_back(p.owner);
+      cost.push_back(ownerFlops(p.plan, p.shape, p.layout, mesh, nsSteps));
+    }
+  }
+
+  const std::vector<ParamOps> &of(ScheduleKind kind) {
+    if (kind != ScheduleKind::Naive)
+      return owned;
+    if (naive.empty())
+      for (const ParamCostInput &p : params)
+        naive.push_back(builder.build(p, naive.size(), /*naive=*/true));
+    return naive;
+  }
+
+  std::vector<ParamCostInput> params;
+  layout::Mesh mesh;
+  CostModel model;
+  Builder builder; // refers to mesh and model above
+  std::vector<ParamOps> owned, naive;
+  std::vector<int64_t> owners;
+  std::vector<double> cost;
+};
+
+ScheduleEstimator::ScheduleEstimator(
+    const std::vector<ParamCostInput> &params, const layout::Mesh &mesh,
+    int64_t nsSteps, const CostModel &model)
+    : steps(std::make_unique<Steps>(params, mesh, nsSteps, model)) {}
+
+ScheduleEstimator::~ScheduleEstimator() = default;
+
 Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
                                 const layout::Mesh &mesh, int64_t nsSteps,
                                 const CostModel &model, ScheduleKind kind,
                                 int64_t prefetch, bool trace) {
-  int64_t numRanks = mesh.numRanks();
-  Builder builder(mesh, nsSteps, model);
-  std::vector<ParamOps> ops;
-  std::vector<int64_t> owners;
-  std::vector<double> cost;
-  for (const ParamCostInput &p : params) {
-    ops.push_back(builder.build(p, kind == ScheduleKind::Naive));
-    owners.push_back(p.owner);
-    cost.push_back(ownerFlops(p.plan, p.shape, p.layout, mesh, nsSteps));
-  }
-  std::vector<std::vector<size_t>> rounds =
-      scheduleRounds(owners, cost, kind == ScheduleKind::Rounds);
+  return ScheduleEstimator(params, mesh, nsSteps, model)
+      .estimate(kind, prefetch, trace);
+}
+
+Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
+                                     bool trace) {
+  int64_t numRanks = steps->mesh.numRanks();
+  const std::vector<ParamOps> &ops = steps->of(kind);
+  std::vector<std::vector<size_t>> rounds = scheduleRounds(
+      steps->owners, steps->cost, kind == ScheduleKind::Rounds);
   Simulator sim(numRanks, trace);
 
   // Peak memory: the gathered matrices a rank orthogonalises that are alive
@@ -341,7 +379,7 @@ Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
   // Prefetch: gathers k rounds ahead, redistributes overlapping the next
   // round's Newton-Schulz; the update of round i is applied after round
   // i + 1's Newton-Schulz.
-  std::vector<std::vector<double>> ready(params.size(),
+  std::vector<std::vector<double>> ready(ops.size(),
                                          std::vector<double>(numRanks, 0));
   auto issueGathers = [&](size_t i) {
     for (size_t p : rounds[i])

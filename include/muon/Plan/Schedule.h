@@ -16,6 +16,7 @@
 #include "muon/Plan/ParamPlan.h"
 #include "muon/Plan/Trace.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,8 +91,26 @@ struct Estimate {
 };
 
 /// Simulates `kind` over every rank of `mesh`.
-/// Simulates `kind` over every rank of `mesh`; with `trace`, records every
-/// collective and Newton-Schulz of every rank in Estimate::trace.
+/// Estimates schedules of one set of parameters: their steps over the mesh
+/// are built once and simulated for each schedule asked for.
+class ScheduleEstimator {
+public:
+  ScheduleEstimator(const std::vector<ParamCostInput> &params,
+                    const layout::Mesh &mesh, int64_t nsSteps,
+                    const CostModel &model);
+  ~ScheduleEstimator();
+
+  /// Simulates `kind` over every rank; with `trace`, records every
+  /// collective and Newton-Schulz of every rank in Estimate::trace.
+  Estimate estimate(ScheduleKind kind, int64_t prefetch = 0,
+                    bool trace = false);
+
+private:
+  struct Steps;
+  std::unique_ptr<Steps> steps;
+};
+
+/// One estimate (ScheduleEstimator for a single schedule).
 Estimate estimateSchedule(const std::vector<ParamCostInput> &params,
                           const layout::Mesh &mesh, int64_t nsSteps,
                           const CostModel &model, ScheduleKind kind,

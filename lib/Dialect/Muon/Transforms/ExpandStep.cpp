@@ -88,7 +88,6 @@ private:
   /// One parameter between the phases of its expansion.
   struct ParamState {
     size_t index = 0;
-    int64_t owner = 0;
     std::vector<int64_t> ownerCoords;
     std::vector<plan::CommStep> steps;
     size_t nsStep = 0;               // index of the Newton-Schulz step
@@ -159,7 +158,6 @@ private:
     const plan::ParamPlan &pp = p.plan;
     ParamState s;
     s.index = i;
-    s.owner = owner;
     s.ownerCoords = mesh().coords(owner);
     s.steps = plan::planSteps(pp, p.layout, p.gradLayout, mesh(), owner);
     s.nsStep = std::find_if(s.steps.begin(), s.steps.end(),

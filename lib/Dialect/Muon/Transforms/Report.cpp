@@ -86,17 +86,12 @@ std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
   return s;
 }
 
-} // namespace
-
-void muon::optim::printScheduleEstimates(StepOp step, const StepFacts &facts,
-                                         raw_ostream &os) {
-  plan::CostModel model = costModelFor(step);
-  std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
-  auto run = [&](plan::ScheduleKind kind, int64_t prefetch) {
-    return plan::estimateSchedule(inputs, facts.mesh, step.getNsSteps(),
-                                  model, kind, prefetch);
-  };
-  plan::Estimate rounds = run(plan::ScheduleKind::Rounds, 0);
+/// The estimates of every schedule of the step's owners against the lower
+/// bound (the steps over the mesh are built once, in `estimator`).
+void printScheduleEstimates(const plan::CostModel &model,
+                            plan::ScheduleEstimator &estimator,
+                            raw_ostream &os) {
+  plan::Estimate rounds = estimator.estimate(plan::ScheduleKind::Rounds, 0);
   double bound = plan::lowerBound(rounds);
   os << llvm::format("schedule estimates (%lld ranks per node, %.0f GB/s in "
                      "a node, %.0f GB/s between nodes, NS at %.0f TFLOP/s):\n",
@@ -115,17 +110,19 @@ void muon::optim::printScheduleEstimates(StepOp step, const StepFacts &facts,
                        bound > 0 ? e.stepSeconds / bound : 1.0,
                        static_cast<long long>(colls), peak);
   };
-  row("naive", run(plan::ScheduleKind::Naive, 0));
-  row("sequential", run(plan::ScheduleKind::Sequential, 0));
+  row("naive", estimator.estimate(plan::ScheduleKind::Naive, 0));
+  row("sequential", estimator.estimate(plan::ScheduleKind::Sequential, 0));
   row("rounds", rounds);
-  row("rounds+prefetch1", run(plan::ScheduleKind::Rounds, 1));
-  row("rounds+prefetch2", run(plan::ScheduleKind::Rounds, 2));
+  row("rounds+prefetch1", estimator.estimate(plan::ScheduleKind::Rounds, 1));
+  row("rounds+prefetch2", estimator.estimate(plan::ScheduleKind::Rounds, 2));
   os << llvm::format("  %-18s %12.1f %10.3f\n", "lower bound", bound * 1e6,
                      1.0);
 }
 
+} // namespace
+
 void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
-                                 raw_ostream &os) {
+                                 raw_ostream &os, bool schedules) {
   const layout::Mesh &mesh = facts.mesh;
   ArrayRef<int64_t> owners = *step.getOwners();
   int64_t nr = mesh.numRanks();
@@ -167,9 +164,10 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
   }
   // What the compiled code does: rounds or one parameter at a time, with
   // blocking collectives.
-  plan::Estimate est =
-      plan::estimateSchedule(costInputs(step, facts), mesh, step.getNsSteps(),
-                             costModelFor(step), scheduleOf(step));
+  plan::CostModel model = costModelFor(step);
+  plan::ScheduleEstimator estimator(costInputs(step, facts), mesh,
+                                    step.getNsSteps(), model);
+  plan::Estimate est = estimator.estimate(scheduleOf(step));
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
                      "rank", "coords", "params", "ns_flops", "sent_B",
                      "recv_B", "est_us", "exposed_us", "colls", "peak_B");
@@ -203,6 +201,8 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                      step.getAsyncGpuParallelism() ? "rounds"
                                                    : "one parameter at a time",
                      rounds, rounds == 1 ? "" : "s", est.stepSeconds * 1e6);
+  if (schedules)
+    printScheduleEstimates(model, estimator, os);
 }
 
 namespace {
@@ -231,9 +231,7 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
       if (failed(facts) ||
           failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();
-      printStepReport(step, *facts, file->os());
-      if (schedules)
-        printScheduleEstimates(step, *facts, file->os());
+      printStepReport(step, *facts, file->os(), schedules);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -19,15 +19,13 @@ namespace optim {
 
 struct StepFacts;
 /// The tables muon-report prints for one step with owners (per parameter,
-/// per rank, balance), from the step's collective plans.
+/// per rank with the estimate of its schedule, balance, schedule), from the
+/// step's collective plans. With `schedules`, also the estimated step time
+/// of every schedule of the step's owners (naive, one at a time, rounds,
+/// rounds with prefetch 1 and 2) against the lower bound, on the default
+/// H100 cost model (plan::CostModel).
 void printStepReport(StepOp step, const StepFacts &facts,
-                     llvm::raw_ostream &os);
-
-/// The estimated step time of every schedule of the step's owners (naive,
-/// one at a time, rounds, rounds with prefetch 1 and 2) against the lower
-/// bound, on the default H100 cost model (plan::CostModel).
-void printScheduleEstimates(StepOp step, const StepFacts &facts,
-                            llvm::raw_ostream &os);
+                     llvm::raw_ostream &os, bool schedules = false);
 
 } // namespace optim
 } // namespace muon
