@@ -60,3 +60,20 @@ if mpirun:
     config.available_features.add("mpi")
 # Ranks share two cores: keep BLAS single-threaded everywhere.
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
+
+# GPU tests: `cuda` when the CUDA parts were built, `cuda-device` when this
+# machine also has an NVIDIA GPU. Without one, tests that need it are
+# reported UNSUPPORTED (skipped); scripts/gpu-check.sh runs them on a GPU.
+if config.muon_have_cuda:
+    config.available_features.add("cuda")
+    import subprocess
+    try:
+        gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                              text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        gpus = ""
+    if "GPU" in gpus:
+        config.available_features.add("cuda-device")
+    else:
+        lit_config.note("no NVIDIA GPU here: tests that need one "
+                        "(REQUIRES: cuda-device) are skipped")

@@ -1,0 +1,368 @@
+//===- NewtonSchulzCuda.cpp - Newton-Schulz on cuBLAS ---------------------===//
+//
+// One iteration is three cuBLAS calls and two memory-bound kernels:
+//
+//   A  = W^T W           lower tiles only (batched GEMM over tile pairs)
+//   complete A           upper tiles by transposition; lower tiles -> B
+//   B  = c A^T A + b B   lower tiles only, beta = b on the copy of A
+//   complete B; B += aI  the coefficient a goes on B's diagonal
+//   W' = W B             (aI + B) X = a X + B X: one GEMM, beta = 0
+//
+// where W is X in cuBLAS's column-major view (q x p). A and B are symmetric,
+// so computing the tiles (I, J) with I >= J of an nb x nb tiling does
+// (nb + 1) / (2 nb) of the work; the mirror costs one pass over p^2
+// elements. Tiles are uniform (tile divides p), so one batched call with
+// pointer arrays computes all of them, for every matrix of the batch.
+//
+// Folding a into B's diagonal turns X = a X + B X into a single product
+// without reading X twice; the diagonal is formed in fp32 before rounding to
+// the operand precision.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Runtime/muon_runtime_cuda.h"
+
+#include "Kernels.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace muon::cuda;
+
+namespace {
+
+thread_local std::string createError;
+
+/// A device allocation that only grows.
+struct DeviceBuffer {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  cudaError_t reserve(size_t want) {
+    if (want <= bytes)
+      return cudaSuccess;
+    if (ptr)
+      cudaFree(ptr);
+    ptr = nullptr;
+    bytes = 0;
+    cudaError_t err = cudaMalloc(&ptr, want);
+    if (err == cudaSuccess)
+      bytes = want;
+    return err;
+  }
+  void release() {
+    if (ptr)
+      cudaFree(ptr);
+    ptr = nullptr;
+    bytes = 0;
+  }
+};
+
+/// The device pointer arrays of one tiled product (A, B and C operands of
+/// every tile pair of every matrix), built once per buffer/shape.
+struct TileArrays {
+  const void *w = nullptr, *c = nullptr;
+  int64_t p = 0, k = 0, tile = 0, batch = 0;
+  size_t elemBytes = 0;
+  int64_t count = 0;
+  DeviceBuffer dev; // 3 * count pointers: A's, then B's, then C's
+};
+
+/// The first failure of a call, if any: every step returns false after
+/// recording it, and the C entry points turn that into a status.
+struct Status {
+  std::string error;
+  bool fail(std::string what) {
+    if (error.empty())
+      error = std::move(what);
+    return false;
+  }
+};
+
+std::string cublasName(cublasStatus_t s) {
+  switch (s) {
+  case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+  default: return "cuBLAS status " + std::to_string(static_cast<int>(s));
+  }
+}
+
+bool ok(Status &s, cudaError_t err, const char *what) {
+  return err == cudaSuccess ||
+         s.fail(std::string(what) + ": " + cudaGetErrorString(err));
+}
+bool ok(Status &s, cublasStatus_t st, const char *what) {
+  return st == CUBLAS_STATUS_SUCCESS ||
+         s.fail(std::string(what) + ": " + cublasName(st));
+}
+
+} // namespace
+
+struct muon_cuda_ns_context {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  DeviceBuffer w0, w1, a, b, partial, scale;
+  std::vector<TileArrays> tiles; // a few entries: W0, W1 and A products
+  std::string error;
+};
+
+namespace {
+
+using Ctx = muon_cuda_ns_context;
+
+cudaDataType dataType(Elem e) {
+  return e == Elem::F32 ? CUDA_R_32F : CUDA_R_16BF;
+}
+// fp32 mode is exact fp32: the pedantic compute type keeps TF32 (and any
+// other reduced-precision shortcut) out, whatever NVIDIA_TF32_OVERRIDE says.
+cublasComputeType_t computeType(Elem e) {
+  return e == Elem::F32 ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+}
+
+/// The pointer arrays of C = W^T W over the lower tiles (cached).
+TileArrays *tileArrays(Ctx &ctx, Status &st, const void *w, void *c,
+                       int64_t p, int64_t k, int64_t tile, int64_t batch,
+                       size_t es) {
+  for (TileArrays &t : ctx.tiles)
+    if (t.w == w && t.c == c && t.p == p && t.k == k && t.tile == tile &&
+        t.batch == batch && t.elemBytes == es)
+      return &t;
+  if (ctx.tiles.size() >= 8) {
+    for (TileArrays &t : ctx.tiles)
+      t.dev.release();
+    ctx.tiles.clear();
+  }
+  ctx.tiles.emplace_back();
+  TileArrays &t = ctx.tiles.back();
+  t.w = w, t.c = c, t.p = p, t.k = k, t.tile = tile, t.batch = batch;
+  t.elemBytes = es;
+  int64_t nb = p / tile;
+  t.count = batch * nb * (nb + 1) / 2;
+  std::vector<const void *> host(3 * t.count);
+  const char *wb = static_cast<const char *>(w);
+  char *cb = static_cast<char *>(c);
+  int64_t i = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t I = 0; I < nb; ++I)
+      for (int64_t J = 0; J <= I; ++J, ++i) {
+        // C(I, J) = W(:, I)^T W(:, J); column-major, W's ld is k.
+        const char *wm = wb + b * p * k * es;
+        host[i] = wm + I * tile * k * es;
+        host[t.count + i] = wm + J * tile * k * es;
+        host[2 * t.count + i] =
+            cb + (b * p * p + I * tile + J * tile * p) * es;
+      }
+  if (!ok(st, t.dev.reserve(host.size() * sizeof(void *)), "cudaMalloc") ||
+      !ok(st,
+          cudaMemcpy(t.dev.ptr, host.data(), host.size() * sizeof(void *),
+                     cudaMemcpyHostToDevice),
+          "cudaMemcpy")) {
+    ctx.tiles.pop_back();
+    return nullptr;
+  }
+  return &t;
+}
+
+/// C = alpha W^T W + beta C for `batch` matrices (W: k x p column-major,
+/// C: p x p), only the lower tiles when tile < p.
+bool symmetricProduct(Ctx &ctx, Status &st, Elem e, const void *w, int64_t k,
+                      void *c, int64_t p, int64_t tile, int64_t batch,
+                      float alpha, float beta) {
+  size_t es = e == Elem::F32 ? 4 : 2;
+  cudaDataType dt = dataType(e);
+  if (tile >= p)
+    return ok(st,
+              cublasGemmStridedBatchedEx(
+                  ctx.blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)p, (int)p, (int)k,
+                  &alpha, w, dt, (int)k, p * k, w, dt, (int)k, p * k, &beta,
+                  c, dt, (int)p, p * p, (int)batch, computeType(e),
+                  CUBLAS_GEMM_DEFAULT),
+              "cublasGemmStridedBatchedEx (symmetric product)");
+  TileArrays *t = tileArrays(ctx, st, w, c, p, k, tile, batch, es);
+  if (!t)
+    return false;
+  void *const *arrays = static_cast<void *const *>(t->dev.ptr);
+  return ok(st,
+            cublasGemmBatchedEx(ctx.blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)tile,
+                                (int)tile, (int)k, &alpha, arrays, dt, (int)k,
+                                arrays + t->count, dt, (int)k, &beta,
+                                arrays + 2 * t->count, dt, (int)p,
+                                (int)t->count, computeType(e),
+                                CUBLAS_GEMM_DEFAULT),
+            "cublasGemmBatchedEx (symmetric tiles)");
+}
+
+bool validTile(int64_t tile, int64_t p) {
+  return tile > 0 && tile < p && p % tile == 0 && tile % 32 == 0;
+}
+
+bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
+         int64_t steps, const double *coeffs, int64_t ncoeffs, double eps,
+         int precision, int64_t tile) {
+  if (!x)
+    return st.fail("x is null");
+  if (batch < 1 || batch > 65535 || m < 1 || n < 1 || steps < 0)
+    return st.fail("bad shape: batch " + std::to_string(batch) + ", " +
+                   std::to_string(m) + " x " + std::to_string(n) + ", " +
+                   std::to_string(steps) + " steps (batch in [1, 65535], " +
+                   "dims >= 1, steps >= 0)");
+  if (!coeffs || (ncoeffs != 3 && ncoeffs != 3 * steps))
+    return st.fail("coefficients: " + std::to_string(ncoeffs) +
+                   " values; 3 or 3 * steps (" + std::to_string(3 * steps) +
+                   ") expected");
+  if (precision != MUON_CUDA_FP32 && precision != MUON_CUDA_BF16)
+    return st.fail("unknown precision " + std::to_string(precision));
+  int64_t p = m < n ? m : n, q = m < n ? n : m;
+  if (p > INT32_MAX || q > INT32_MAX || p * q > INT64_MAX / 8 / batch)
+    return st.fail("matrix too large for cuBLAS's 32-bit dimensions");
+  if (tile == MUON_CUDA_TILE_AUTO)
+    tile = muon_cuda_ns_auto_tile(p, precision);
+  else if (tile == MUON_CUDA_TILE_FULL)
+    tile = p;
+  else if (tile != p && !validTile(tile, p))
+    return st.fail("tile " + std::to_string(tile) + " for p = " +
+                   std::to_string(p) +
+                   ": a tile must divide p and be a multiple of 32");
+  Elem e = precision == MUON_CUDA_FP32 ? Elem::F32 : Elem::BF16;
+  size_t es = e == Elem::F32 ? 4 : 2;
+
+  if (!ok(st, ctx.w0.reserve(batch * p * q * es), "cudaMalloc (work)") ||
+      !ok(st, ctx.w1.reserve(batch * p * q * es), "cudaMalloc (work)") ||
+      !ok(st, ctx.a.reserve(batch * p * p * es), "cudaMalloc (Gram)") ||
+      !ok(st, ctx.b.reserve(batch * p * p * es), "cudaMalloc (Gram)") ||
+      !ok(st, ctx.partial.reserve(batch * kNormBlocks * sizeof(double)),
+          "cudaMalloc (norm)") ||
+      !ok(st, ctx.scale.reserve(batch * sizeof(float)), "cudaMalloc (norm)") ||
+      !ok(st, cublasSetStream(ctx.blas, ctx.stream), "cublasSetStream"))
+    return false;
+
+  auto *partial = static_cast<double *>(ctx.partial.ptr);
+  auto *scale = static_cast<float *>(ctx.scale.ptr);
+  void *w = ctx.w0.ptr, *wNext = ctx.w1.ptr;
+  if (!ok(st,
+          launchInverseNorms(x, m * n, batch, eps, partial, scale, ctx.stream),
+          "norm kernel") ||
+      !ok(st, launchPack(x, w, e, m, n, batch, scale, ctx.stream),
+          "pack kernel"))
+    return false;
+  cudaDataType dt = dataType(e);
+  for (int64_t i = 0; i < steps; ++i) {
+    const double *abc = ncoeffs == 3 ? coeffs : coeffs + 3 * i;
+    float ca = (float)abc[0], cb = (float)abc[1], cc = (float)abc[2];
+    float one = 1.0f, zero = 0.0f;
+    if (!symmetricProduct(ctx, st, e, w, q, ctx.a.ptr, p, tile, batch, 1.0f,
+                          0.0f) ||
+        !ok(st,
+            launchCompleteSymmetric(ctx.a.ptr, ctx.b.ptr, e, p, tile, batch,
+                                    0.0f, ctx.stream),
+            "symmetric completion kernel") ||
+        !symmetricProduct(ctx, st, e, ctx.a.ptr, p, ctx.b.ptr, p, tile, batch,
+                          cc, cb) ||
+        !ok(st,
+            launchCompleteSymmetric(ctx.b.ptr, nullptr, e, p, tile, batch, ca,
+                                    ctx.stream),
+            "symmetric completion kernel") ||
+        !ok(st,
+            cublasGemmStridedBatchedEx(
+                ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)q, (int)p, (int)p,
+                &one, w, dt, (int)q, p * q, ctx.b.ptr, dt, (int)p, p * p,
+                &zero, wNext, dt, (int)q, p * q, (int)batch, computeType(e),
+                CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx (update)"))
+      return false;
+    std::swap(w, wNext);
+  }
+  return ok(st, launchUnpack(w, x, e, m, n, batch, ctx.stream),
+            "unpack kernel");
+}
+
+} // namespace
+
+extern "C" {
+
+int muon_cuda_device_count(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // clear the sticky "no driver" error
+    return 0;
+  }
+  return count;
+}
+
+int muon_cuda_ns_create(muon_cuda_ns_context **out, void *stream) {
+  if (!out)
+    return 1;
+  *out = nullptr;
+  if (muon_cuda_device_count() == 0) {
+    createError = "no CUDA device (cudaGetDeviceCount found none)";
+    return 1;
+  }
+  auto *ctx = new muon_cuda_ns_context();
+  ctx->stream = static_cast<cudaStream_t>(stream);
+  cublasStatus_t st = cublasCreate(&ctx->blas);
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    createError = "cublasCreate: " + cublasName(st);
+    delete ctx;
+    return 1;
+  }
+  createError.clear();
+  *out = ctx;
+  return 0;
+}
+
+void muon_cuda_ns_destroy(muon_cuda_ns_context *ctx) {
+  if (!ctx)
+    return;
+  for (TileArrays &t : ctx->tiles)
+    t.dev.release();
+  for (DeviceBuffer *b :
+       {&ctx->w0, &ctx->w1, &ctx->a, &ctx->b, &ctx->partial, &ctx->scale})
+    b->release();
+  cublasDestroy(ctx->blas);
+  delete ctx;
+}
+
+const char *muon_cuda_ns_error(const muon_cuda_ns_context *ctx) {
+  return ctx ? ctx->error.c_str() : createError.c_str();
+}
+
+int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
+                 int64_t m, int64_t n, int64_t steps, const double *coeffs,
+                 int64_t ncoeffs, double eps, int precision, int64_t tile) {
+  if (!ctx)
+    return 1;
+  Status st;
+  bool done =
+      run(*ctx, st, x, batch, m, n, steps, coeffs, ncoeffs, eps, precision,
+          tile);
+  ctx->error = st.error;
+  return done ? 0 : 1;
+}
+
+int64_t muon_cuda_ns_auto_tile(int64_t p, int precision) {
+  (void)precision;
+  // Eight tiles a side: 9/16 of each symmetric product. Smaller Gram
+  // matrices gain less than the extra launches and the mirror cost.
+  for (int64_t nb : {8, 4}) {
+    int64_t t = p / nb;
+    if (p % nb == 0 && t >= 512 && t % 128 == 0)
+      return t;
+  }
+  return p;
+}
+
+double muon_cuda_ns_flops(int64_t batch, int64_t m, int64_t n, int64_t steps) {
+  double p = (double)(m < n ? m : n), q = (double)(m < n ? n : m);
+  return (double)batch * (double)steps * (4 * p * p * q + 2 * p * p * p);
+}
+
+} // extern "C"

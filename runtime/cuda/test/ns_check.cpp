@@ -1,0 +1,226 @@
+//===- ns_check.cpp - GPU Newton-Schulz against a float64 host reference --===//
+//
+// For each case (shape, batch, coefficients, tiles, precision): random
+// matrices, muon_cuda_ns on the device, and the same iteration in float64
+// on the host written out loop by loop (shares no code with the library).
+//   fp32: every element within atol = rtol = 1e-5 of the reference;
+//   bf16: relative Frobenius error ||out - ref|| / ||ref|| <= 3e-2 (bf16
+//         operands carry 2^-9 relative rounding per product).
+// Also: two runs give bitwise equal results, and bad arguments return an
+// error with a message instead of running. Exit 0 pass, 1 fail, 77 when the
+// machine has no CUDA device (the test is skipped, with a message).
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Runtime/muon_runtime_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+void fail(const std::string &what) {
+  std::printf("FAIL: %s\n", what.c_str());
+  ++failures;
+}
+
+/// Float64 Newton-Schulz of one row-major m x n matrix.
+std::vector<double> reference(const float *g, int64_t m, int64_t n,
+                              int64_t steps, const std::vector<double> &c,
+                              double eps) {
+  bool tr = m > n;
+  int64_t p = tr ? n : m, q = tr ? m : n;
+  std::vector<double> x(p * q), a(p * p), b(p * p), y(p * q);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      (tr ? x[j * m + i] : x[i * n + j]) = g[i * n + j];
+  double norm = 0;
+  for (double v : x)
+    norm += v * v;
+  norm = std::sqrt(norm) + eps;
+  for (double &v : x)
+    v /= norm;
+  for (int64_t s = 0; s < steps; ++s) {
+    const double *abc = c.size() == 3 ? c.data() : &c[3 * s];
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < p; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < q; ++k)
+          acc += x[i * q + k] * x[j * q + k];
+        a[i * p + j] = acc;
+      }
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < p; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < p; ++k)
+          acc += a[i * p + k] * a[k * p + j];
+        b[i * p + j] = abc[1] * a[i * p + j] + abc[2] * acc;
+      }
+    for (int64_t i = 0; i < p; ++i)
+      for (int64_t j = 0; j < q; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < p; ++k)
+          acc += b[i * p + k] * x[k * q + j];
+        y[i * q + j] = abc[0] * x[i * q + j] + acc;
+      }
+    x.swap(y);
+  }
+  std::vector<double> out(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      out[i * n + j] = tr ? x[j * m + i] : x[i * n + j];
+  return out;
+}
+
+struct Case {
+  const char *name;
+  int64_t batch, m, n, steps;
+  std::vector<double> coeffs;
+  int64_t tile;
+};
+
+const std::vector<double> kQuintic = {3.4445, -4.7750, 2.0315};
+
+bool runOnDevice(muon_cuda_ns_context *ctx, std::vector<float> &host,
+                 const Case &c, int precision, std::string &err) {
+  float *dev = nullptr;
+  size_t bytes = host.size() * sizeof(float);
+  if (cudaMalloc(&dev, bytes) != cudaSuccess) {
+    err = "cudaMalloc";
+    return false;
+  }
+  cudaMemcpy(dev, host.data(), bytes, cudaMemcpyHostToDevice);
+  int rc = muon_cuda_ns(ctx, dev, c.batch, c.m, c.n, c.steps, c.coeffs.data(),
+                        (int64_t)c.coeffs.size(), 1e-7, precision, c.tile);
+  cudaError_t sync = cudaDeviceSynchronize();
+  cudaMemcpy(host.data(), dev, bytes, cudaMemcpyDeviceToHost);
+  cudaFree(dev);
+  if (rc != 0) {
+    err = muon_cuda_ns_error(ctx);
+    return false;
+  }
+  if (sync != cudaSuccess) {
+    err = cudaGetErrorString(sync);
+    return false;
+  }
+  return true;
+}
+
+void checkCase(muon_cuda_ns_context *ctx, const Case &c, int precision,
+               std::mt19937 &rng) {
+  std::string label = std::string(c.name) +
+                      (precision == MUON_CUDA_FP32 ? " fp32" : " bf16");
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> input(c.batch * c.m * c.n);
+  for (float &v : input)
+    v = dist(rng);
+  std::vector<float> out = input, again = input;
+  std::string err;
+  if (!runOnDevice(ctx, out, c, precision, err) ||
+      !runOnDevice(ctx, again, c, precision, err)) {
+    fail(label + ": " + err);
+    return;
+  }
+  if (std::memcmp(out.data(), again.data(), out.size() * sizeof(float)))
+    fail(label + ": two runs differ");
+  double worst = 0, diff2 = 0, ref2 = 0;
+  int64_t elems = c.m * c.n;
+  for (int64_t b = 0; b < c.batch; ++b) {
+    std::vector<double> ref = reference(&input[b * elems], c.m, c.n, c.steps,
+                                        c.coeffs, 1e-7);
+    for (int64_t i = 0; i < elems; ++i) {
+      double o = out[b * elems + i], r = ref[i];
+      if (!std::isfinite(o)) {
+        fail(label + ": non-finite output");
+        return;
+      }
+      double excess = std::fabs(o - r) - (1e-5 + 1e-5 * std::fabs(r));
+      worst = std::max(worst, excess);
+      diff2 += (o - r) * (o - r);
+      ref2 += r * r;
+    }
+  }
+  double rel = std::sqrt(diff2 / ref2);
+  bool ok = precision == MUON_CUDA_FP32 ? worst <= 0 : rel <= 3e-2;
+  std::printf("%-4s %-44s rel_fro=%.2e %s\n", ok ? "ok" : "FAIL",
+              label.c_str(), rel,
+              precision == MUON_CUDA_FP32
+                  ? (worst <= 0 ? "(all within 1e-5)" : "(beyond 1e-5)")
+                  : "");
+  if (!ok)
+    ++failures;
+}
+
+void expectError(muon_cuda_ns_context *ctx, const char *what, float *x,
+                 int64_t batch, int64_t m, int64_t n, int64_t steps,
+                 int64_t ncoeffs, int64_t tile, const char *needle) {
+  std::vector<double> coeffs(ncoeffs > 0 ? ncoeffs : 1, 1.0);
+  int rc = muon_cuda_ns(ctx, x, batch, m, n, steps, coeffs.data(), ncoeffs,
+                        1e-7, MUON_CUDA_FP32, tile);
+  std::string msg = muon_cuda_ns_error(ctx);
+  if (rc == 0 || msg.find(needle) == std::string::npos)
+    fail(std::string(what) + ": expected an error containing '" + needle +
+         "', got rc " + std::to_string(rc) + " '" + msg + "'");
+  else
+    std::printf("ok   error: %s -> %s\n", what, msg.c_str());
+}
+
+} // namespace
+
+int main() {
+  if (muon_cuda_device_count() == 0) {
+    std::printf("SKIPPED: no CUDA device on this machine\n");
+    return 77;
+  }
+  muon_cuda_ns_context *ctx = nullptr;
+  if (muon_cuda_ns_create(&ctx, nullptr) != 0) {
+    std::printf("FAIL: create: %s\n", muon_cuda_ns_error(nullptr));
+    return 1;
+  }
+  std::vector<double> perStep;
+  for (int i = 0; i < 3; ++i)
+    perStep.insert(perStep.end(), {3.0 - 0.2 * i, -3.2 + 0.3 * i, 1.2});
+  std::vector<Case> cases = {
+      {"1x1", 1, 1, 1, 5, kQuintic, MUON_CUDA_TILE_AUTO},
+      {"1x7 row", 1, 1, 7, 5, kQuintic, MUON_CUDA_TILE_AUTO},
+      {"96x200 wide, whole products", 1, 96, 200, 5, kQuintic,
+       MUON_CUDA_TILE_FULL},
+      {"300x128 tall, tiles 32", 1, 300, 128, 5, kQuintic, 32},
+      {"256x256 square, tiles 64", 1, 256, 256, 5, kQuintic, 64},
+      {"3 x 64x160 batch, tiles 32", 3, 64, 160, 5, kQuintic, 32},
+      {"2 x 200x96 batch tall, whole", 2, 200, 96, 5, kQuintic,
+       MUON_CUDA_TILE_FULL},
+      {"128x384 per-step coefficients, tiles 32", 1, 128, 384, 3, perStep,
+       32},
+      {"512x1024 tiles 128", 1, 512, 1024, 5, kQuintic, 128},
+      {"64x64 zero steps", 1, 64, 64, 0, kQuintic, MUON_CUDA_TILE_AUTO},
+  };
+  std::mt19937 rng(20261123);
+  for (int precision : {MUON_CUDA_FP32, MUON_CUDA_BF16})
+    for (const Case &c : cases)
+      checkCase(ctx, c, precision, rng);
+
+  float *dev = nullptr;
+  cudaMalloc(&dev, 256 * 256 * sizeof(float));
+  expectError(ctx, "tile not dividing p", dev, 1, 256, 256, 5, 3, 48,
+              "a tile must divide p");
+  expectError(ctx, "coefficient count", dev, 1, 256, 256, 5, 4,
+              MUON_CUDA_TILE_AUTO, "3 or 3 * steps");
+  expectError(ctx, "null matrix", nullptr, 1, 256, 256, 5, 3,
+              MUON_CUDA_TILE_AUTO, "x is null");
+  expectError(ctx, "zero batch", dev, 0, 256, 256, 5, 3, MUON_CUDA_TILE_AUTO,
+              "bad shape");
+  cudaFree(dev);
+  muon_cuda_ns_destroy(ctx);
+  std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED",
+              failures);
+  return failures ? 1 : 0;
+}
