@@ -55,6 +55,49 @@ cat "$report/ns-check.log" >>"$summary"
 cat "$report/ns-check.log"
 [ $rc -eq 0 ] || status=1
 
+# The whole step with target=cuda (muon-run): the full build's muon-run, or
+# a bundle made by scripts/make-gpu-bundle.sh on a machine with LLVM 22.
+muonrun=""
+if [ -x "$root/build/bin/muon-run" ] && [ -z "${MUON_GPU_CHECK_STANDALONE:-}" ]; then
+  muonrun=$root/build/bin/muon-run
+elif [ -n "${MUON_GPU_BUNDLE:-}" ]; then
+  bundle=$(mktemp -d)
+  xz -dc "$MUON_GPU_BUNDLE" | tar -C "$bundle" -xf -
+  export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export MUON_C_RUNNER_UTILS=$bundle/lib/libmuon_memref_copy.so
+  muonrun=$bundle/bin/muon-run
+fi
+step_check() { # NAME EXPECT ARGS...: one muon-run; its verdict and timing
+  local name=$1; shift
+  "$muonrun" "$@" >"$report/step-$name.log" 2>&1
+  local rc=$? verdict
+  verdict=$(grep -E '^(PASS|FAIL)' "$report/step-$name.log" | tail -1)
+  [ -n "$verdict" ] || verdict="no verdict (rc $rc): $(tail -3 "$report/step-$name.log" | tr '\n' ' ')"
+  say "$(printf '%-28s %s' "$name" "$verdict")"
+  say "$(printf '%-28s %s' "" "$(grep -E '^time:' "$report/step-$name.log")")"
+  [ $rc -eq 0 ] || status=1
+}
+if [ -n "$muonrun" ]; then
+  say "== the step with target=cuda against the single-device reference (muon-run)"
+  steps=$(mktemp -d)
+  gen=$root/test/Run/Inputs/gen_step.py
+  bf16() { sed 's/{lr = 0.02 : f64,/{lr = 0.02 : f64, ns_dtype = bf16,/' "$1"; }
+  python3 "$gen" --mesh dp=1 --big >"$steps/one.mlir"
+  python3 "$gen" --mesh dp=2,tp=2 --big >"$steps/four.mlir"
+  bf16 "$steps/one.mlir" >"$steps/one-bf16.mlir"
+  bf16 "$steps/four.mlir" >"$steps/four-bf16.mlir"
+  bf16 "$root/examples/llama-tp-fsdp.mlir" >"$steps/main-bf16.mlir"
+  step_check "1 rank fp32" --target cuda --steps 5 "$steps/one.mlir"
+  step_check "4 ranks/1 GPU fp32" --target cuda --steps 5 "$steps/four.mlir"
+  step_check "1 rank bf16" --target cuda --steps 5 --rtol 1e-3 --atol 1e-3 "$steps/one-bf16.mlir"
+  step_check "4 ranks/1 GPU bf16" --target cuda --steps 5 --rtol 1e-3 --atol 1e-3 "$steps/four-bf16.mlir"
+  step_check "main example cpu" --steps 3 "$root/examples/llama-tp-fsdp.mlir"
+  step_check "main example cuda fp32" --target cuda --steps 3 "$root/examples/llama-tp-fsdp.mlir"
+  step_check "main example cuda bf16" --target cuda --steps 3 --rtol 1e-3 --atol 1e-3 "$steps/main-bf16.mlir"
+else
+  say "== the step with target=cuda: skipped (no muon-run: build with LLVM 22, or pass MUON_GPU_BUNDLE)"
+fi
+
 say "== benchmark: bench/gpu/ns.py"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/ns.py" --lib "$lib" \

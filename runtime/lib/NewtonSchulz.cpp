@@ -12,12 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Errors.h"
+#include "NewtonSchulz.h"
 #include "State.h"
 #include "Tensor.h"
 #include "Trace.h"
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -81,39 +83,55 @@ void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
   } else {
     std::copy(x.begin(), x.end(), g);
   }
-  muon_rt_counters &c = counters();
-  c.ns_matrices++;
-  c.ns_flops += static_cast<double>(steps) *
-                (4.0 * p * p * q + 2.0 * p * p * p);
+  countNsMatrices(1, m, n, steps);
 }
 
 } // namespace
+
+NsCall muon::rt::readNsCall(muon_rt_memref *xm, int64_t steps,
+                            muon_rt_f64_array *c, const char *op) {
+  NsCall call;
+  call.x = viewOf(xm, op, "");
+  const TensorView &x = call.x;
+  if (x.shape.size() < 2)
+    fatal(op, "", "operand " + x.shapeStr() + " has fewer than 2 dims");
+  for (int64_t i = 0; c && i < c->size; ++i)
+    call.coeffs.push_back(c->aligned[c->offset + i * c->stride]);
+  if (steps < 1 || (call.coeffs.size() != 3 &&
+                    static_cast<int64_t>(call.coeffs.size()) != 3 * steps))
+    fatal(op, "",
+          std::to_string(call.coeffs.size()) + " coefficients for " +
+              std::to_string(steps) + " steps (need 3 or 3 * steps)");
+  int64_t r = static_cast<int64_t>(x.shape.size());
+  call.m = x.shape[r - 2];
+  call.n = x.shape[r - 1];
+  call.batch = x.numElements() / std::max<int64_t>(1, call.m * call.n);
+  counters().ns_calls++;
+  return call;
+}
+
+void muon::rt::countNsMatrices(int64_t count, int64_t m, int64_t n,
+                               int64_t steps) {
+  double p = static_cast<double>(std::min(m, n));
+  double q = static_cast<double>(std::max(m, n));
+  muon_rt_counters &c = counters();
+  c.ns_matrices += count;
+  c.ns_flops += static_cast<double>(count) * static_cast<double>(steps) *
+                (4.0 * p * p * q + 2.0 * p * p * p);
+}
 
 extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
                                                    int64_t steps,
                                                    muon_rt_f64_array *c,
                                                    double eps) {
-  TensorView x = viewOf(xm, "newton_schulz", "");
-  if (x.shape.size() < 2)
-    fatal("newton_schulz", "", "operand " + x.shapeStr() + " has fewer than 2 dims");
-  std::vector<double> coeffs;
-  for (int64_t i = 0; c && i < c->size; ++i)
-    coeffs.push_back(c->aligned[c->offset + i * c->stride]);
-  if (steps < 1 ||
-      (coeffs.size() != 3 && static_cast<int64_t>(coeffs.size()) != 3 * steps))
-    fatal("newton_schulz", "",
-          std::to_string(coeffs.size()) + " coefficients for " +
-              std::to_string(steps) + " steps (need 3 or 3 * steps)");
-  int64_t r = static_cast<int64_t>(x.shape.size());
-  int64_t m = x.shape[r - 2], n = x.shape[r - 1];
-  int64_t batch = x.numElements() / std::max<int64_t>(1, m * n);
-  counters().ns_calls++;
+  NsCall call = readNsCall(xm, steps, c, "newton_schulz");
+  int64_t m = call.m, n = call.n;
   if (m == 0 || n == 0)
     return;
   double start = tracing() ? traceNow() : 0.0;
-  for (int64_t i = 0; i < batch; ++i)
-    orthogonalise(x.data + i * m * n, m, n, steps, coeffs, eps);
+  for (int64_t i = 0; i < call.batch; ++i)
+    orthogonalise(call.x.data + i * m * n, m, n, steps, call.coeffs, eps);
   if (tracing())
-    traceEvent(TraceLane::Compute, "newton_schulz " + x.shapeStr(), start,
-               traceNow());
+    traceEvent(TraceLane::Compute, "newton_schulz " + call.x.shapeStr(),
+               start, traceNow());
 }

@@ -2,7 +2,7 @@
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-muon-to-linalg --convert-muon-to-runtime
 
 func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @below {{'muon.newton_schulz' op Newton-Schulz in 'bf16' is not lowered to the CPU runtime yet: use ns_dtype = f32}}
+  // expected-error @below {{'muon.newton_schulz' op Newton-Schulz in 'bf16' is not lowered to the CPU runtime yet: use ns_dtype = f32 (or target=cuda, which also takes bf16)}}
   %o = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in bf16 : tensor<8x8xf32>
   return %o : tensor<8x8xf32>
 }

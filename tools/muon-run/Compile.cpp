@@ -27,11 +27,13 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   module = parseSourceFile<ModuleOp>(o.input, sources, &context);
   if (!module)
     return failure();
-  FailureOr<StepSpec> spec = describeStep(*module, o.entry);
+  FailureOr<StepSpec> spec = describeStep(*module, o.entry, o.target);
   if (failed(spec))
     return failure();
   PassManager pm(&context);
-  buildMuonToLLVMPipeline(pm, MuonToLLVMOptions());
+  MuonToLLVMOptions options;
+  options.target = o.target;
+  buildMuonToLLVMPipeline(pm, options);
   if (failed(pm.run(*module)) || failed(readRoles(*module, *spec)))
     return failure();
   return spec;

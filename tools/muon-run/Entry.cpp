@@ -6,6 +6,8 @@
 
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace muon::run;
 
@@ -37,7 +39,12 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
       makeOptimizingTransformer(optLevel, 0, nullptr);
   ExecutionEngineOptions eo;
   eo.transformer = transformer;
-  std::vector<StringRef> libs = {MUON_C_RUNNER_UTILS};
+  // MLIR's C runner utilities (memrefCopy): MUON_C_RUNNER_UTILS overrides
+  // the path of the build machine (a relocated muon-run, see
+  // scripts/make-gpu-bundle.sh).
+  const char *utils = std::getenv("MUON_C_RUNNER_UTILS");
+  std::vector<StringRef> libs = {utils && *utils ? utils
+                                                 : MUON_C_RUNNER_UTILS};
   eo.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, eo);
   if (!engine) {

@@ -3,6 +3,8 @@
 #ifndef MUON_TOOLS_MUONRUN_OPTIONS_H
 #define MUON_TOOLS_MUONRUN_OPTIONS_H
 
+#include "muon/Conversion/Passes.h"
+
 #include <cstdint>
 #include <string>
 
@@ -24,6 +26,7 @@ struct Options {
   std::string dumpDir;
   std::string traceFile;
   int optLevel = 2;
+  Target target = Target::Cpu;
   Fault fault;
 };
 

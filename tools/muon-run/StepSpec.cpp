@@ -18,7 +18,8 @@ using namespace muon;
 using namespace muon::run;
 using ::muon::optim::StepOp;
 
-FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry) {
+FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry,
+                                      Target target) {
   func::FuncOp fn;
   StepOp step;
   for (auto f : module.getOps<func::FuncOp>()) {
@@ -118,8 +119,13 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry) {
   for (int64_t i = 0; i < h.nsSteps; ++i)
     for (double c : step.getCoeffsOf(i))
       h.coeffs.push_back(c);
-  if (!step.getNsElementType().isF32())
-    return step.emitError("muon-run checks fp32 steps; ns_dtype must be f32");
+  Type ns = step.getNsElementType();
+  if (target == Target::Cuda ? !(ns.isF32() || ns.isBF16()) : !ns.isF32())
+    return step.emitError(target == Target::Cuda
+                              ? "ns_dtype must be f32 or bf16 on target=cuda"
+                              : "muon-run checks fp32 steps on target=cpu; "
+                                "ns_dtype must be f32 (bf16 runs with "
+                                "--target cuda)");
   return spec;
 }
 

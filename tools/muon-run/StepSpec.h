@@ -11,6 +11,7 @@
 #define MUON_TOOLS_MUONRUN_STEPSPEC_H
 
 #include "Reference.h"
+#include "muon/Conversion/Passes.h"
 #include "muon/Layout/Layout.h"
 #include "muon/Plan/ParamPlan.h"
 #include "muon/Runtime/muon_runtime.h"
@@ -56,9 +57,10 @@ struct StepSpec {
 /// Finds the entry (`entry`, or the only function with a muon.step),
 /// checks muon-run's entry rules (docs/running.md) and describes the
 /// parameters. Errors are emitted as diagnostics on the offending op.
-/// `args` and `results` stay empty: readRoles fills them.
+/// `args` and `results` stay empty: readRoles fills them. The target decides
+/// which Newton-Schulz precisions run (cpu: f32; cuda: f32 and bf16).
 mlir::FailureOr<StepSpec> describeStep(mlir::ModuleOp module,
-                                       llvm::StringRef entry);
+                                       llvm::StringRef entry, Target target);
 
 /// Fills spec.args / spec.results from the role table the compiler
 /// publishes for the entry (__muon_roles_<entry>, muon_runtime.h), read off

@@ -65,6 +65,15 @@ cl::opt<std::string> traceFile(
              "(one process per rank, compute and comm threads; the format "
              "of muon-opt --muon-timeline; docs/schedule.md)"),
     cl::init(""), cl::cat(category));
+cl::opt<muon::Target> target(
+    "target", cl::desc("Code generation target of the step"),
+    cl::values(clEnumValN(muon::Target::Cpu, "cpu",
+                          "host code over MPI + CBLAS (default)"),
+               clEnumValN(muon::Target::Cuda, "cuda",
+                          "Newton-Schulz on the GPU (rank r uses GPU "
+                          "local-rank mod device count; ranks may share "
+                          "one), the rest on the host over MPI")),
+    cl::init(muon::Target::Cpu), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
 cl::opt<double> timeout("timeout",
@@ -271,6 +280,7 @@ int main(int argc, char **argv) {
   o.dumpDir = dumpDir;
   o.traceFile = traceFile;
   o.optLevel = optLevel;
+  o.target = target;
   if (!parseFault(inject, o.fault))
     return usageError("bad --inject-fault '" + inject +
                       "' (expected kill@R:S, hang@R:S, shard-shape@R:S or "

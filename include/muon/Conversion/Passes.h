@@ -16,7 +16,7 @@
 namespace muon {
 
 /// Code generation targets of the lowering (see muon/Conversion/Target.h).
-enum class Target { Cpu };
+enum class Target { Cpu, Cuda };
 
 #define GEN_PASS_DECL
 #include "muon/Conversion/Passes.h.inc"
@@ -30,8 +30,12 @@ enum class Target { Cpu };
 struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
   Option<Target> target{
       *this, "target", llvm::cl::desc("Code generation target"),
-      llvm::cl::values(clEnumValN(Target::Cpu, "cpu",
-                                  "host code over the MPI + CBLAS runtime")),
+      llvm::cl::values(
+          clEnumValN(Target::Cpu, "cpu",
+                     "host code over the MPI + CBLAS runtime"),
+          clEnumValN(Target::Cuda, "cuda",
+                     "Newton-Schulz on an NVIDIA GPU (libmuon_runtime_cuda), "
+                     "the rest on the host over MPI")),
       llvm::cl::init(Target::Cpu)};
   Option<bool> assignOwners{
       *this, "assign-owners",

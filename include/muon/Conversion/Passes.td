@@ -11,7 +11,10 @@ defvar targetOptions = [
   Option<"target", "target", "::muon::Target", "::muon::Target::Cpu",
          "Code generation target",
          [{::llvm::cl::values(clEnumValN(::muon::Target::Cpu, "cpu",
-             "host code over the MPI + CBLAS runtime"))}]>
+             "host code over the MPI + CBLAS runtime"),
+           clEnumValN(::muon::Target::Cuda, "cuda",
+             "Newton-Schulz on an NVIDIA GPU (libmuon_runtime_cuda), the "
+             "rest on the host over MPI"))}]>
 ];
 
 def ConvertMuonToLinalg : Pass<"convert-muon-to-linalg", "mlir::ModuleOp"> {
@@ -36,8 +39,11 @@ def ConvertMuonToRuntime : Pass<"convert-muon-to-runtime", "mlir::ModuleOp"> {
     `muon.newton_schulz` becomes a copy of the operand into a fresh buffer
     and `muon_rt_newton_schulz` on it (in place, CBLAS GEMMs, counted in the
     runtime's NS counters). Only f32 tensors and `in f32` Newton-Schulz are
-    lowered; anything else is an error at the op. A `muon.step` still
-    present is an error (run muon-expand-step first).
+    lowered; anything else is an error at the op. For `target=cuda`, the
+    same copy and `muon_rt_newton_schulz_cuda` on it: the runtime stages the
+    buffer through the GPU, `in bf16` on tensor cores (fp32 accumulation),
+    `in f32` in exact fp32 (no TF32); other compute types are an error. A
+    `muon.step` still present is an error (run muon-expand-step first).
   }];
   let options = targetOptions;
   let dependentDialects = ["mlir::arith::ArithDialect",

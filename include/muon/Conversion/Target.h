@@ -23,6 +23,9 @@ struct TargetLowering {
   Target target;
   llvm::StringRef name;
   llvm::StringRef description;
+  /// Whether a muon.newton_schulz (its types) can be lowered; an error at
+  /// the op when not.
+  mlir::LogicalResult (*checkNewtonSchulz)(mlir::Operation *op);
   /// muon.newton_schulz on local tensors.
   void (*populateNewtonSchulzPatterns)(RuntimeCalls &rt,
                                        mlir::RewritePatternSet &patterns);

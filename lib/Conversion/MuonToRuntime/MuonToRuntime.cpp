@@ -27,9 +27,15 @@ using muon::RuntimeFn;
 
 namespace {
 
+/// The GPU library's precision codes (muon_runtime_cuda.h).
+enum CudaPrecision : int64_t { CudaFp32 = 0, CudaBf16 = 1 };
+
+/// Newton-Schulz on a private copy of the operand, in place, by the runtime
+/// function `fn`: (x, steps, coeffs, eps) on the CPU, and the operand
+/// precision after them on the GPU.
 struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
-  NewtonSchulzToRuntime(MLIRContext *ctx, RuntimeCalls &rt)
-      : OpConversionPattern(ctx), rt(rt) {}
+  NewtonSchulzToRuntime(MLIRContext *ctx, RuntimeCalls &rt, RuntimeFn fn)
+      : OpConversionPattern(ctx), rt(rt), fn(fn) {}
 
   LogicalResult
   matchAndRewrite(NewtonSchulzOp op, OpAdaptor adaptor,
@@ -49,26 +55,49 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
     memref::CopyOp::create(rewriter, loc, src, buf);
     Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
     Value eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
-    rt.call(rewriter, loc, RuntimeFn::muon_rt_newton_schulz,
-            {unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()), coeffs,
-             eps});
+    SmallVector<Value> args = {
+        unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()), coeffs,
+        eps};
+    if (fn == RuntimeFn::muon_rt_newton_schulz_cuda)
+      args.push_back(RuntimeCalls::i64(
+          rewriter, loc, op.getComputeType().isBF16() ? CudaBf16 : CudaFp32));
+    rt.call(rewriter, loc, fn, args);
     rewriter.replaceOp(op, RuntimeCalls::tensorOf(rewriter, loc, buf, type));
     return success();
   }
 
   RuntimeCalls &rt;
+  RuntimeFn fn;
 };
 
-/// What the CPU lowering accepts: f32 tensors, NS in f32.
-LogicalResult checkLowerable(NewtonSchulzOp op) {
-  if (failed(muon::requireF32Operand(op, op.getInput().getType())))
+} // namespace
+
+LogicalResult muon::checkNewtonSchulzForCpu(Operation *op) {
+  auto ns = cast<NewtonSchulzOp>(op);
+  if (failed(muon::requireF32Operand(op, ns.getInput().getType())))
     return failure();
-  if (!op.getComputeType().isF32())
-    return op.emitOpError("Newton-Schulz in ")
-           << op.getComputeType()
-           << " is not lowered to the CPU runtime yet: use ns_dtype = f32";
+  if (!ns.getComputeType().isF32())
+    return ns.emitOpError("Newton-Schulz in ")
+           << ns.getComputeType()
+           << " is not lowered to the CPU runtime yet: use ns_dtype = f32 "
+              "(or target=cuda, which also takes bf16)";
   return success();
 }
+
+LogicalResult muon::checkNewtonSchulzForCuda(Operation *op) {
+  auto ns = cast<NewtonSchulzOp>(op);
+  if (failed(muon::requireF32Operand(op, ns.getInput().getType())))
+    return failure();
+  Type t = ns.getComputeType();
+  if (!t.isF32() && !t.isBF16())
+    return ns.emitOpError("Newton-Schulz in ")
+           << t
+           << " is not lowered to the GPU: use ns_dtype = bf16 (tensor "
+              "cores) or f32 (exact, no TF32)";
+  return success();
+}
+
+namespace {
 
 struct ConvertMuonToRuntimePass
     : muon::impl::ConvertMuonToRuntimeBase<ConvertMuonToRuntimePass> {
@@ -76,14 +105,15 @@ struct ConvertMuonToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    WalkResult checked = module.walk([](Operation *op) {
+    const muon::TargetLowering &lowering = muon::getTargetLowering(target);
+    WalkResult checked = module.walk([&](Operation *op) {
       if (auto s = dyn_cast<StepOp>(op)) {
         s.emitOpError("must be expanded before convert-muon-to-runtime: run "
                       "muon-expand-step first");
         return WalkResult::interrupt();
       }
       if (auto ns = dyn_cast<NewtonSchulzOp>(op))
-        if (failed(checkLowerable(ns)))
+        if (failed(lowering.checkNewtonSchulz(ns)))
           return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -95,7 +125,7 @@ struct ConvertMuonToRuntimePass
     legal.addIllegalOp<NewtonSchulzOp>();
     legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    muon::getTargetLowering(target).populateNewtonSchulzPatterns(rt, patterns);
+    lowering.populateNewtonSchulzPatterns(rt, patterns);
     if (failed(applyPartialConversion(module, legal, std::move(patterns))) ||
         rt.failed() || failed(muon::verifyPassOutput(module, getArgument())))
       signalPassFailure();
@@ -106,5 +136,12 @@ struct ConvertMuonToRuntimePass
 
 void muon::populateNewtonSchulzToRuntimePatterns(RuntimeCalls &rt,
                                                  RewritePatternSet &patterns) {
-  patterns.add<NewtonSchulzToRuntime>(patterns.getContext(), rt);
+  patterns.add<NewtonSchulzToRuntime>(patterns.getContext(), rt,
+                                      RuntimeFn::muon_rt_newton_schulz);
+}
+
+void muon::populateNewtonSchulzToCudaPatterns(RuntimeCalls &rt,
+                                              RewritePatternSet &patterns) {
+  patterns.add<NewtonSchulzToRuntime>(patterns.getContext(), rt,
+                                      RuntimeFn::muon_rt_newton_schulz_cuda);
 }

@@ -111,6 +111,7 @@ struct muon_cuda_ns_context {
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   DeviceBuffer w0, w1, a, b, partial, scale;
+  DeviceBuffer stage; // muon_cuda_ns_host's device copy of the matrices
   std::vector<TileArrays> tiles; // a few entries: W0, W1 and A products
   std::string error;
 };
@@ -325,7 +326,8 @@ void muon_cuda_ns_destroy(muon_cuda_ns_context *ctx) {
   for (TileArrays &t : ctx->tiles)
     t.dev.release();
   for (DeviceBuffer *b :
-       {&ctx->w0, &ctx->w1, &ctx->a, &ctx->b, &ctx->partial, &ctx->scale})
+       {&ctx->w0, &ctx->w1, &ctx->a, &ctx->b, &ctx->partial, &ctx->scale,
+        &ctx->stage})
     b->release();
   cublasDestroy(ctx->blas);
   delete ctx;
@@ -346,6 +348,49 @@ int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
           tile);
   ctx->error = st.error;
   return done ? 0 : 1;
+}
+
+int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
+                      int64_t m, int64_t n, int64_t steps,
+                      const double *coeffs, int64_t ncoeffs, double eps,
+                      int precision, int64_t tile) {
+  if (!ctx)
+    return 1;
+  Status st;
+  size_t bytes = (size_t)(batch > 0 ? batch : 0) * (size_t)(m > 0 ? m : 0) *
+                 (size_t)(n > 0 ? n : 0) * sizeof(float);
+  float *dev = nullptr;
+  bool done =
+      x ? true : st.fail("x is null");
+  if (done && bytes > 0) {
+    done = ok(st, ctx->stage.reserve(bytes), "cudaMalloc (staging)");
+    dev = static_cast<float *>(ctx->stage.ptr);
+  }
+  done = done && (bytes == 0 ||
+                  ok(st,
+                     cudaMemcpyAsync(dev, x, bytes, cudaMemcpyHostToDevice,
+                                     ctx->stream),
+                     "cudaMemcpyAsync (to device)"));
+  done = done && run(*ctx, st, dev ? dev : x, batch, m, n, steps, coeffs,
+                     ncoeffs, eps, precision, tile);
+  done = done &&
+         ok(st,
+            cudaMemcpyAsync(x, dev, bytes, cudaMemcpyDeviceToHost,
+                            ctx->stream),
+            "cudaMemcpyAsync (to host)") &&
+         ok(st, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
+  ctx->error = st.error;
+  return done ? 0 : 1;
+}
+
+int muon_cuda_set_device(int index) {
+  cudaError_t err = cudaSetDevice(index);
+  if (err != cudaSuccess) {
+    createError = "cudaSetDevice(" + std::to_string(index) +
+                  "): " + cudaGetErrorString(err);
+    return 1;
+  }
+  return 0;
 }
 
 int64_t muon_cuda_ns_auto_tile(int64_t p, int precision) {

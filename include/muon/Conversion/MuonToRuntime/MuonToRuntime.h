@@ -15,6 +15,18 @@ namespace muon {
 void populateNewtonSchulzToRuntimePatterns(RuntimeCalls &rt,
                                            mlir::RewritePatternSet &patterns);
 
+/// The CUDA target's: the same private copy, then
+/// muon_rt_newton_schulz_cuda(x, steps, coeffs, eps, precision) with the
+/// op's compute type as the operand precision (bf16: tensor cores; f32:
+/// exact, no TF32). The runtime stages the host buffer through the GPU.
+void populateNewtonSchulzToCudaPatterns(RuntimeCalls &rt,
+                                        mlir::RewritePatternSet &patterns);
+
+/// What each target's Newton-Schulz lowering accepts (`op` is a
+/// muon.newton_schulz); an error at the op otherwise.
+mlir::LogicalResult checkNewtonSchulzForCpu(mlir::Operation *op);
+mlir::LogicalResult checkNewtonSchulzForCuda(mlir::Operation *op);
+
 } // namespace muon
 
 #endif // MUON_CONVERSION_MUONTORUNTIME_MUONTORUNTIME_H

@@ -190,6 +190,17 @@ void muon_rt_wait(int64_t request);
 void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
                                         muon_rt_f64_array *coeffs, double eps);
 
+/* The same on an NVIDIA GPU (target=cuda): `x` is staged through device
+ * memory and orthogonalised by libmuon_runtime_cuda (loaded at the first
+ * call: MUON_RT_CUDA_LIBRARY, else beside libmuon_runtime.so, else the
+ * loader's path) with `precision` 0 = fp32 (exact, no TF32) or 1 = bf16
+ * operands on tensor cores (fp32 accumulation). Rank r uses GPU
+ * (local rank mod device count). Counted like muon_rt_newton_schulz. No
+ * GPU, no library or a CUDA failure is a fatal error on `cuda`. */
+void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x, int64_t steps,
+                                             muon_rt_f64_array *coeffs,
+                                             double eps, int64_t precision);
+
 /* Checks an entry-point argument before any collective: `expected` holds
  * world_size * rank sizes, row r being the local shape rank r must pass.
  * A mismatch aborts naming the argument. */

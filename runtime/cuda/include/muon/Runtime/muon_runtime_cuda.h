@@ -59,6 +59,18 @@ int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                  int64_t m, int64_t n, int64_t steps, const double *coeffs,
                  int64_t ncoeffs, double eps, int precision, int64_t tile);
 
+/* The same on `batch` matrices in host memory: copied to the device, and
+ * back once done; waits for the stream (the result is in `x` on return). */
+int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
+                      int64_t m, int64_t n, int64_t steps,
+                      const double *coeffs, int64_t ncoeffs, double eps,
+                      int precision, int64_t tile);
+
+/* Makes device `index` this thread's current device (before
+ * muon_cuda_ns_create). 0 on success, else non-zero with the reason in
+ * muon_cuda_ns_error(NULL). */
+int muon_cuda_set_device(int index);
+
 /* The tile size MUON_CUDA_TILE_AUTO picks for a p x p Gram matrix
  * (p when the products are computed whole). */
 int64_t muon_cuda_ns_auto_tile(int64_t p, int precision);
