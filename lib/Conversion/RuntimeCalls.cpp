@@ -79,7 +79,7 @@ LogicalResult muon::requireF32Operand(Operation *op, Type type) {
   if (!tt || tt.getElementType().isF32())
     return success();
   return op->emitOpError("operand type ")
-         << type << " is not lowered to the CPU runtime: only f32 tensors are";
+         << type << " is not lowered to the host runtime: only f32 tensors are";
 }
 
 RuntimeSignature muon::runtimeSignature(MLIRContext *ctx, RuntimeFn fn) {

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 using namespace muon::rt;
 
@@ -80,10 +81,12 @@ CudaLibrary &library() {
     CudaLibrary l{};
     std::string tried;
     void *handle = nullptr;
-    std::string candidates[] = {
-        std::getenv("MUON_RT_CUDA_LIBRARY") ? std::getenv("MUON_RT_CUDA_LIBRARY")
-                                            : "",
-        besideThisLibrary(), "libmuon_runtime_cuda.so"};
+    // An explicit MUON_RT_CUDA_LIBRARY is the only candidate: a wrong path
+    // is an error, not a silent fallback to another copy.
+    std::vector<std::string> candidates = {besideThisLibrary(),
+                                           "libmuon_runtime_cuda.so"};
+    if (const char *env = std::getenv("MUON_RT_CUDA_LIBRARY"); env && *env)
+      candidates = {env};
     for (const std::string &path : candidates) {
       if (path.empty())
         continue;

@@ -36,7 +36,7 @@ func.func @async(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
 
 dist.mesh @m [dp = 2]
 func.func @f16(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
-  // expected-error @below {{'dist.all_reduce' op operand type 'tensor<4x4xf16>' is not lowered to the CPU runtime: only f32 tensors are}}
+  // expected-error @below {{'dist.all_reduce' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}
   %r = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x4xf16> -> tensor<4x4xf16>
   return %r : tensor<4x4xf16>
 }

@@ -10,7 +10,7 @@ func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // -----
 
 func.func @momentum_f16(%m: tensor<4x4xf16>, %g: tensor<4x4xf16>) -> tensor<4x4xf16> {
-  // expected-error @below {{'muon.momentum_update' op operand type 'tensor<4x4xf16>' is not lowered to the CPU runtime: only f32 tensors are}}
+  // expected-error @below {{'muon.momentum_update' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}
   %nm, %u = muon.momentum_update %m, %g beta 0.9 : tensor<4x4xf16>
   return %u : tensor<4x4xf16>
 }
@@ -18,7 +18,7 @@ func.func @momentum_f16(%m: tensor<4x4xf16>, %g: tensor<4x4xf16>) -> tensor<4x4x
 // -----
 
 func.func @apply_bf16(%p: tensor<4x4xbf16>, %o: tensor<4x4xbf16>) -> tensor<4x4xbf16> {
-  // expected-error @below {{'muon.apply_update' op operand type 'tensor<4x4xbf16>' is not lowered to the CPU runtime: only f32 tensors are}}
+  // expected-error @below {{'muon.apply_update' op operand type 'tensor<4x4xbf16>' is not lowered to the host runtime: only f32 tensors are}}
   %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.0 scale 1.0 : tensor<4x4xbf16>
   return %r : tensor<4x4xbf16>
 }
