@@ -48,6 +48,8 @@ def zeropower_via_newtonschulz5(G, steps=5):
 
 
 def float64_ns(G, steps=5):
+    """The same iteration in float64 (the accuracy yardstick). Not shared
+    with the function above, which stays as published."""
     a, b, c = QUINTIC
     X = G.double()
     if G.size(-2) > G.size(-1):
