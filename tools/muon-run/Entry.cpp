@@ -4,6 +4,9 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
@@ -27,9 +30,16 @@ std::vector<int64_t> descriptorOf(float *data,
 }
 } // namespace
 
+std::string muon::run::cRunnerUtilsPath() {
+  // MUON_C_RUNNER_UTILS overrides the build machine's path (a relocated
+  // muon-run, see scripts/make-gpu-bundle.sh).
+  const char *utils = std::getenv("MUON_C_RUNNER_UTILS");
+  return utils && *utils ? utils : MUON_C_RUNNER_UTILS;
+}
+
 std::unique_ptr<CompiledEntry>
 CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
-                      std::string &error) {
+                      std::string &error, const std::string &objectFile) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // ExecutionEngineOptions::transformer is a function_ref: the function it
@@ -39,13 +49,10 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
       makeOptimizingTransformer(optLevel, 0, nullptr);
   ExecutionEngineOptions eo;
   eo.transformer = transformer;
-  // MLIR's C runner utilities (memrefCopy): MUON_C_RUNNER_UTILS overrides
-  // the path of the build machine (a relocated muon-run, see
-  // scripts/make-gpu-bundle.sh).
-  const char *utils = std::getenv("MUON_C_RUNNER_UTILS");
-  std::vector<StringRef> libs = {utils && *utils ? utils
-                                                 : MUON_C_RUNNER_UTILS};
+  std::string utils = cRunnerUtilsPath();
+  std::vector<StringRef> libs = {utils};
   eo.sharedLibPaths = libs;
+  eo.enableObjectDump = !objectFile.empty();
   auto engine = ExecutionEngine::create(module, eo);
   if (!engine) {
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
@@ -54,12 +61,64 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
   std::string symbol = "_mlir_ciface_" + entry;
   // The JIT materialises lazily: look the entry up now so that code
   // generation counts as compile time, not as the first step.
-  if (auto sym = (*engine)->lookupPacked(symbol); !sym) {
+  auto sym = (*engine)->lookupPacked(symbol);
+  if (!sym) {
     error = "entry @" + entry + ": " + llvm::toString(sym.takeError());
     return nullptr;
   }
-  return std::unique_ptr<CompiledEntry>(
-      new CompiledEntry(std::move(*engine), symbol));
+  if (!objectFile.empty()) {
+    (*engine)->dumpToObjectFile(objectFile);
+    if (!llvm::sys::fs::exists(objectFile)) {
+      error = "could not write the compiled step to " + objectFile;
+      return nullptr;
+    }
+  }
+  std::unique_ptr<CompiledEntry> compiled(new CompiledEntry());
+  compiled->packed = *sym;
+  compiled->engine = std::move(*engine);
+  return compiled;
+}
+
+std::unique_ptr<CompiledEntry>
+CompiledEntry::load(const std::string &objectFile, const std::string &entry,
+                    std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto fail = [&](const std::string &what, llvm::Error err) {
+    error = "loading the compiled step " + objectFile + ": " + what + ": " +
+            llvm::toString(std::move(err));
+    return nullptr;
+  };
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return fail("JIT", jit.takeError());
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  // The runtime (linked into this process) and memrefCopy.
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return fail("this process's symbols", process.takeError());
+  main.addGenerator(std::move(*process));
+  std::string utilsPath = cRunnerUtilsPath();
+  auto utils =
+      llvm::orc::DynamicLibrarySearchGenerator::Load(utilsPath.c_str(), prefix);
+  if (!utils)
+    return fail(utilsPath, utils.takeError());
+  main.addGenerator(std::move(*utils));
+  auto buffer = llvm::MemoryBuffer::getFile(objectFile);
+  if (!buffer)
+    return fail("read", llvm::errorCodeToError(buffer.getError()));
+  if (llvm::Error err = (*jit)->addObjectFile(std::move(*buffer)))
+    return fail("add", std::move(err));
+  // ExecutionEngine's packed wrapper of the C interface: "_mlir_" + name.
+  auto sym = (*jit)->lookup("_mlir__mlir_ciface_" + entry);
+  if (!sym)
+    return fail("entry @" + entry, sym.takeError());
+  std::unique_ptr<CompiledEntry> compiled(new CompiledEntry());
+  compiled->packed = sym->toPtr<void (*)(void **)>();
+  compiled->jit = std::move(*jit);
+  return compiled;
 }
 
 std::string
@@ -75,10 +134,9 @@ CompiledEntry::invoke(std::vector<std::vector<float>> &args,
   std::vector<void *> ptrs;
   for (auto &d : descs)
     ptrs.push_back(d.data());
-  std::vector<void *> packed;
+  std::vector<void *> argv;
   for (void *&p : ptrs)
-    packed.push_back(&p);
-  if (llvm::Error err = engine->invokePacked(symbol, packed))
-    return llvm::toString(std::move(err));
+    argv.push_back(&p);
+  packed(argv.data());
   return "";
 }

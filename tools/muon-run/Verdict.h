@@ -30,6 +30,8 @@ std::vector<float> assembleOnRankZero(const StepSpec &spec, size_t i,
 
 struct Timing {
   double compileSeconds = 0, stepSeconds = 0, referenceSeconds = 0;
+  /// The launcher's one compile for every rank (0: each rank compiled).
+  double launcherCompileSeconds = 0;
 };
 
 /// Rank 0: prints the per-parameter errors of `p`, `m` against the

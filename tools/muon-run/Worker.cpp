@@ -102,8 +102,9 @@ public:
   }
 
   /// Gathers, compares and prints. Returns the exit code (same on all ranks).
-  int finish(double compileSeconds) {
+  int finish(double compileSeconds, double launcherSeconds) {
     timing.compileSeconds = compileSeconds;
+    timing.launcherCompileSeconds = launcherSeconds;
     Tensors p, m;
     bool replicasAgree = assembleAll(p, m);
     muon_rt_counters c;
@@ -173,8 +174,13 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   if (failed(spec))
     return fail();
   std::string error;
+  // Launched by muon-run: the launcher compiled the step once for every
+  // rank; load its object instead of compiling again.
+  const char *object = std::getenv("MUON_RUN_OBJECT");
   std::unique_ptr<CompiledEntry> entry =
-      CompiledEntry::create(*module, spec->entry, o.optLevel, error);
+      object && *object
+          ? CompiledEntry::load(object, spec->entry, error)
+          : CompiledEntry::create(*module, spec->entry, o.optLevel, error);
   if (!entry) {
     if (rank == 0)
       std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
@@ -216,7 +222,10 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
       std::printf("muon-run: wrote the measured timeline to %s\n",
                   o.traceFile.c_str());
   }
-  int code = job.finish(compileSeconds);
+  double launcherSeconds = 0;
+  if (const char *s = std::getenv("MUON_RUN_COMPILE_S"); s && object && *object)
+    launcherSeconds = std::atof(s);
+  int code = job.finish(compileSeconds, launcherSeconds);
   if (traceFailed && code == 0)
     code = 1;
   muon_rt_finalize();

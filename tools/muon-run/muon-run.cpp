@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Entry.h"
 #include "Options.h"
 
 #include "muon/InitAll.h"
@@ -22,6 +23,7 @@
 
 #include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -167,14 +169,33 @@ std::string validateOptions() {
 }
 
 /// Lowers once in the launcher so that a bad input is reported once,
-/// before any rank starts. Returns the mesh's rank count, or -1.
-int64_t checkInput(const Options &o) {
+/// before any rank starts. For a job of several ranks it also compiles the
+/// step once, into `objectFile`, which every rank loads instead of
+/// compiling it again (one compile instead of one per rank on the same
+/// cores). Returns the mesh's rank count, or -1.
+int64_t checkInput(const Options &o, const std::string &objectFile,
+                   double &compileSeconds) {
+  auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerRunDialects(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::FailureOr<StepSpec> spec = parseAndLower(context, o, module);
-  return mlir::failed(spec) ? -1 : spec->mesh.numRanks();
+  if (mlir::failed(spec))
+    return -1;
+  int64_t ranks = spec->mesh.numRanks();
+  if (ranks > 1 && !objectFile.empty()) {
+    std::string error;
+    if (!CompiledEntry::create(*module, spec->entry, o.optLevel, error,
+                               objectFile)) {
+      std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
+      return -1;
+    }
+  }
+  compileSeconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return ranks;
 }
 
 /// Whether `program` can be started: LLVM's PATH search, or an executable
@@ -202,7 +223,9 @@ int launch(int ranks, int argc, char **argv) {
       "/tmp/muon-run-verdict-" + std::to_string(getpid());
   setenv("MUON_RUN_VERDICT", verdictFile.c_str(), 1);
   for (const char *v : {"OPENBLAS_NUM_THREADS", "MUON_RT_TIMEOUT_S",
-                        "MUON_RT_BACKEND", "MUON_RUN_VERDICT"})
+                        "MUON_RT_BACKEND", "MUON_RUN_VERDICT",
+                        "MUON_RUN_OBJECT", "MUON_RUN_COMPILE_S",
+                        "MUON_C_RUNNER_UTILS", "MUON_RT_CUDA_LIBRARY"})
     if (std::getenv(v)) {
       cmd.push_back("-x");
       cmd.push_back(v);
@@ -296,9 +319,25 @@ int main(int argc, char **argv) {
   if (worker || underMpi())
     return runWorker(o, &argc, &argv);
 
-  int64_t meshRanks = checkInput(o);
+  // The step compiled once, here, for every rank (removed when the job
+  // ends).
+  std::string objectFile =
+      "/tmp/muon-run-step-" + std::to_string(getpid()) + ".o";
+  struct RemoveObject {
+    std::string path;
+    ~RemoveObject() { std::remove(path.c_str()); }
+  } removeObject{objectFile};
+  double compileSeconds = 0;
+  // Only this launcher says which object its ranks load.
+  unsetenv("MUON_RUN_OBJECT");
+  unsetenv("MUON_RUN_COMPILE_S");
+  int64_t meshRanks = checkInput(o, objectFile, compileSeconds);
   if (meshRanks < 0)
     return 1;
+  if (meshRanks > 1) {
+    setenv("MUON_RUN_OBJECT", objectFile.c_str(), 1);
+    setenv("MUON_RUN_COMPILE_S", std::to_string(compileSeconds).c_str(), 1);
+  }
   int ranks = np > 0 ? np.getValue() : static_cast<int>(meshRanks);
   if (ranks != meshRanks) {
     std::fprintf(stderr,
