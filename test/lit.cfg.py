@@ -58,6 +58,10 @@ if mpirun:
         ("%mpirun", " ".join([mpirun] + root + ["--oversubscribe", "--bind-to", "none",
                                                 "-x", "OPENBLAS_NUM_THREADS=1"])))
     config.available_features.add("mpi")
+# muon-run's cache of compiled steps stays in the build tree, not in the
+# home directory of whoever runs the tests.
+config.environment["MUON_RUN_CACHE"] = os.path.join(config.test_exec_root,
+                                                    "muon-run-cache")
 # Ranks share two cores: keep BLAS single-threaded everywhere.
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
 

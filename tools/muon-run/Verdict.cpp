@@ -130,9 +130,11 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
   char buf[160];
   if (timing.launcherCompileSeconds > 0)
     std::snprintf(buf, sizeof buf,
-                  "%.2f s (%.2f s once in the launcher, %.2f s on rank 0)",
+                  "%.2f s (%.2f s once in the launcher%s, %.2f s on rank 0)",
                   timing.launcherCompileSeconds + timing.compileSeconds,
-                  timing.launcherCompileSeconds, timing.compileSeconds);
+                  timing.launcherCompileSeconds,
+                  timing.objectCached ? ", cached object" : "",
+                  timing.compileSeconds);
   else
     std::snprintf(buf, sizeof buf, "%.2f s", timing.compileSeconds);
   std::printf("time: compile %s, compiled step %.4f s/step (rank 0), "

@@ -32,6 +32,8 @@ struct Timing {
   double compileSeconds = 0, stepSeconds = 0, referenceSeconds = 0;
   /// The launcher's one compile for every rank (0: each rank compiled).
   double launcherCompileSeconds = 0;
+  /// The launcher took the compiled step from the cache.
+  bool objectCached = false;
 };
 
 /// Rank 0: prints the per-parameter errors of `p`, `m` against the

@@ -102,9 +102,10 @@ public:
   }
 
   /// Gathers, compares and prints. Returns the exit code (same on all ranks).
-  int finish(double compileSeconds, double launcherSeconds) {
+  int finish(double compileSeconds, double launcherSeconds, bool cached) {
     timing.compileSeconds = compileSeconds;
     timing.launcherCompileSeconds = launcherSeconds;
+    timing.objectCached = cached;
     Tensors p, m;
     bool replicasAgree = assembleAll(p, m);
     muon_rt_counters c;
@@ -225,7 +226,8 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   double launcherSeconds = 0;
   if (const char *s = std::getenv("MUON_RUN_COMPILE_S"); s && object && *object)
     launcherSeconds = std::atof(s);
-  int code = job.finish(compileSeconds, launcherSeconds);
+  bool cached = std::getenv("MUON_RUN_OBJECT_CACHED") != nullptr;
+  int code = job.finish(compileSeconds, launcherSeconds, cached);
   if (traceFailed && code == 0)
     code = 1;
   muon_rt_finalize();

@@ -11,6 +11,7 @@
 
 #include "Compile.h"
 #include "Entry.h"
+#include "ObjectCache.h"
 #include "Options.h"
 
 #include "muon/InitAll.h"
@@ -169,12 +170,13 @@ std::string validateOptions() {
 }
 
 /// Lowers once in the launcher so that a bad input is reported once,
-/// before any rank starts. For a job of several ranks it also compiles the
-/// step once, into `objectFile`, which every rank loads instead of
-/// compiling it again (one compile instead of one per rank on the same
-/// cores). Returns the mesh's rank count, or -1.
-int64_t checkInput(const Options &o, const std::string &objectFile,
-                   double &compileSeconds) {
+/// before any rank starts, and compiles the step once, into `objectFile`,
+/// which every rank loads instead of compiling it again (one compile
+/// instead of one per rank on the same cores). A step compiled before is
+/// taken from the cache instead (`objectFile` then names the cached file
+/// and `cached` is set). Returns the mesh's rank count, or -1.
+int64_t checkInput(const Options &o, std::string &objectFile,
+                   double &compileSeconds, bool &cached) {
   auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerRunDialects(registry);
@@ -184,13 +186,19 @@ int64_t checkInput(const Options &o, const std::string &objectFile,
   if (mlir::failed(spec))
     return -1;
   int64_t ranks = spec->mesh.numRanks();
-  if (ranks > 1 && !objectFile.empty()) {
+  std::string cachePath = cachedObjectPath(*module, o.optLevel);
+  if (!cachePath.empty() && llvm::sys::fs::exists(cachePath)) {
+    objectFile = cachePath;
+    cached = true;
+  } else {
     std::string error;
     if (!CompiledEntry::create(*module, spec->entry, o.optLevel, error,
                                objectFile)) {
       std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
       return -1;
     }
+    if (!cachePath.empty())
+      storeInCache(objectFile, cachePath);
   }
   compileSeconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
@@ -225,6 +233,7 @@ int launch(int ranks, int argc, char **argv) {
   for (const char *v : {"OPENBLAS_NUM_THREADS", "MUON_RT_TIMEOUT_S",
                         "MUON_RT_BACKEND", "MUON_RUN_VERDICT",
                         "MUON_RUN_OBJECT", "MUON_RUN_COMPILE_S",
+                        "MUON_RUN_OBJECT_CACHED",
                         "MUON_C_RUNNER_UTILS", "MUON_RT_CUDA_LIBRARY"})
     if (std::getenv(v)) {
       cmd.push_back("-x");
@@ -328,16 +337,19 @@ int main(int argc, char **argv) {
     ~RemoveObject() { std::remove(path.c_str()); }
   } removeObject{objectFile};
   double compileSeconds = 0;
+  bool cached = false;
   // Only this launcher says which object its ranks load.
-  unsetenv("MUON_RUN_OBJECT");
-  unsetenv("MUON_RUN_COMPILE_S");
-  int64_t meshRanks = checkInput(o, objectFile, compileSeconds);
+  for (const char *v :
+       {"MUON_RUN_OBJECT", "MUON_RUN_COMPILE_S", "MUON_RUN_OBJECT_CACHED"})
+    unsetenv(v);
+  std::string objectToLoad = objectFile;
+  int64_t meshRanks = checkInput(o, objectToLoad, compileSeconds, cached);
   if (meshRanks < 0)
     return 1;
-  if (meshRanks > 1) {
-    setenv("MUON_RUN_OBJECT", objectFile.c_str(), 1);
-    setenv("MUON_RUN_COMPILE_S", std::to_string(compileSeconds).c_str(), 1);
-  }
+  setenv("MUON_RUN_OBJECT", objectToLoad.c_str(), 1);
+  setenv("MUON_RUN_COMPILE_S", std::to_string(compileSeconds).c_str(), 1);
+  if (cached)
+    setenv("MUON_RUN_OBJECT_CACHED", "1", 1);
   int ranks = np > 0 ? np.getValue() : static_cast<int>(meshRanks);
   if (ranks != meshRanks) {
     std::fprintf(stderr,

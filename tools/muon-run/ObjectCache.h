@@ -1,0 +1,34 @@
+//===- ObjectCache.h - Compiled steps kept across runs --------*- C++ -*-===//
+//
+// The launcher compiles a step once per job (every rank loads that object);
+// the object is also kept in a cache directory under a key made of the
+// lowered module's text, the optimisation level and the host CPU (the JIT
+// generates code for this CPU's features), so that running the same step
+// again loads it instead of compiling it. MUON_RUN_CACHE names the
+// directory (`off` or `0` disables the cache); the default is
+// $XDG_CACHE_HOME/muon-run, else $HOME/.cache/muon-run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_TOOLS_MUONRUN_OBJECTCACHE_H
+#define MUON_TOOLS_MUONRUN_OBJECTCACHE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace muon {
+namespace run {
+
+/// The cache file of `lowered` at `optLevel`, or "" when the cache is off
+/// or its directory cannot be created. The file may not exist yet.
+std::string cachedObjectPath(mlir::ModuleOp lowered, int optLevel);
+
+/// Moves `objectFile` into the cache as `cachePath` (atomically: a
+/// concurrent launcher sees the whole file or none). Returns whether it did.
+bool storeInCache(const std::string &objectFile, const std::string &cachePath);
+
+} // namespace run
+} // namespace muon
+
+#endif // MUON_TOOLS_MUONRUN_OBJECTCACHE_H
