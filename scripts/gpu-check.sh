@@ -53,6 +53,7 @@ say "== Newton-Schulz against a float64 reference (muon-cuda-ns-check)"
 rc=$?
 cat "$report/ns-check.log" >>"$summary"
 cat "$report/ns-check.log"
+# 77: the program found no usable device although nvidia-smi listed one.
 [ $rc -eq 0 ] || status=1
 
 # The whole step with target=cuda (muon-run): the full build's muon-run, or
@@ -67,14 +68,16 @@ elif [ -n "${MUON_GPU_BUNDLE:-}" ]; then
   export MUON_C_RUNNER_UTILS=$bundle/lib/libmuon_memref_copy.so
   muonrun=$bundle/bin/muon-run
 fi
-step_check() { # NAME EXPECT ARGS...: one muon-run; its verdict and timing
+step_check() { # NAME ARGS...: one muon-run; its verdict and timing
   local name=$1; shift
-  "$muonrun" "$@" >"$report/step-$name.log" 2>&1
+  local log="$report/step-${name// /-}.log"
+  "$muonrun" "$@" >"$log" 2>&1
   local rc=$? verdict
-  verdict=$(grep -E '^(PASS|FAIL)' "$report/step-$name.log" | tail -1)
-  [ -n "$verdict" ] || verdict="no verdict (rc $rc): $(tail -3 "$report/step-$name.log" | tr '\n' ' ')"
-  say "$(printf '%-28s %s' "$name" "$verdict")"
-  say "$(printf '%-28s %s' "" "$(grep -E '^time:' "$report/step-$name.log")")"
+  verdict=$(grep -E '^(PASS|FAIL)' "$log" | tail -1)
+  # No verdict: the first error line says why (the runtime's, else muon-run's).
+  [ -n "$verdict" ] || verdict="no verdict (rc $rc): $(grep -m1 -E 'muon-rt: error|muon-run: error|error:' "$log")"
+  say "$(printf '%-24s %s' "$name" "$verdict")"
+  grep -q '^time:' "$log" && say "$(printf '%-24s %s' "" "$(grep -E '^time:' "$log")")"
   [ $rc -eq 0 ] || status=1
 }
 if [ -n "$muonrun" ]; then
@@ -88,9 +91,9 @@ if [ -n "$muonrun" ]; then
   bf16 "$steps/four.mlir" >"$steps/four-bf16.mlir"
   bf16 "$root/examples/llama-tp-fsdp.mlir" >"$steps/main-bf16.mlir"
   step_check "1 rank fp32" --target cuda --steps 5 "$steps/one.mlir"
-  step_check "4 ranks/1 GPU fp32" --target cuda --steps 5 "$steps/four.mlir"
+  step_check "4 ranks on 1 GPU fp32" --target cuda --steps 5 "$steps/four.mlir"
   step_check "1 rank bf16" --target cuda --steps 5 --rtol 1e-3 --atol 1e-3 "$steps/one-bf16.mlir"
-  step_check "4 ranks/1 GPU bf16" --target cuda --steps 5 --rtol 1e-3 --atol 1e-3 "$steps/four-bf16.mlir"
+  step_check "4 ranks on 1 GPU bf16" --target cuda --steps 5 --rtol 1e-3 --atol 1e-3 "$steps/four-bf16.mlir"
   step_check "main example cpu" --steps 3 "$root/examples/llama-tp-fsdp.mlir"
   step_check "main example cuda fp32" --target cuda --steps 3 "$root/examples/llama-tp-fsdp.mlir"
   step_check "main example cuda bf16" --target cuda --steps 3 --rtol 1e-3 --atol 1e-3 "$steps/main-bf16.mlir"
@@ -105,6 +108,12 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   cat "$report/bench-ns.log" | tee -a "$summary"
 else
   say "skipped: no PyTorch with CUDA in python3"
+fi
+if [ -n "$muonrun" ] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  say "== the main example beside torch.optim.Muon on the GPU (bench/compare/muon_baselines.py)"
+  PYTHONUNBUFFERED=1 python3 "$root/bench/compare/muon_baselines.py" --device cuda \
+      --muon-run "$muonrun" --steps 5 >"$report/bench-step.log" 2>&1 || status=1
+  tail -4 "$report/bench-step.log" | tee -a "$summary"
 fi
 say "== gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status
