@@ -6,9 +6,13 @@
 #
 # With LLVM/MLIR 22 installed it builds the whole project (CUDA parts
 # included) and runs the lit tests that need a device; without them (a bare
-# GPU machine) it builds the GPU compute library alone (runtime/cuda). The
-# report: REPORT_DIR/summary.txt (tests, then the benchmark table), with
-# each step's full log beside it. Exit status: non-zero when a test failed.
+# GPU machine) it builds the GPU compute library alone (runtime/cuda), and
+# MUON_GPU_BUNDLE=FILE (scripts/make-gpu-bundle.sh, made on a machine with
+# the build) runs the whole-step checks there too. The report:
+# REPORT_DIR/summary.txt (checks, then the benchmark tables), with each
+# step's full log beside it. MUON_GPU_BENCH_ARGS replaces bench/gpu/ns.py's
+# options (default "--sweep --fp32"). Exit status: non-zero when a check
+# failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 report=${1:-$root/gpu-report}
