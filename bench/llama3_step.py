@@ -7,8 +7,15 @@ optimizer, as Muon users do) on a mesh of RANKS ranks with one layout:
   fsdp_tp  [dp = RANKS/8, tp = 8]: column-parallel q, k, v, gate, up are
            [shard<0>, shard<0>], row-parallel o, down [shard<0>, shard<1>]
   hsdp     [rep = RANKS/8, dp = 8], every matrix [replicate, shard<0>]
+  3d       [dp = RANKS/(4 tp), fsdp = 4, tp = min(8, RANKS/4)]: replicas over
+           dp, FSDP over fsdp, column/row-parallel over tp
 
-    python3 bench/llama3_step.py {8b,70b,405b} RANKS {fsdp,fsdp_tp,hsdp}
+    python3 bench/llama3_step.py {8b,70b,405b} RANKS {fsdp,fsdp_tp,hsdp,3d}
+                                 [--returns]
+
+--returns makes the entry return the step's results (what a compiled step
+does; without it the results are dead, which is enough for the report but
+lets the lowering drop the step).
 """
 import sys
 
@@ -33,6 +40,12 @@ def main():
         assert ranks % 8 == 0
         mesh = f"[rep = {ranks // 8}, dp = 8]"
         col = row = "[replicate, shard<0>]"
+    elif kind == "3d":
+        tp = min(8, ranks // 4)
+        assert ranks % (4 * tp) == 0 and tp >= 1
+        mesh = f"[dp = {ranks // (4 * tp)}, fsdp = 4, tp = {tp}]"
+        col = "[replicate, shard<0>, shard<0>]"
+        row = "[replicate, shard<0>, shard<1>]"
     else:
         raise SystemExit("unknown layout " + kind)
     mats = []
@@ -51,7 +64,9 @@ def main():
     tys = [types[(s, l)] for _, s, l in mats]
     n = len(mats)
     args = ", ".join(f"%{k}{i}: {t}" for k in "pgm" for i, t in enumerate(tys))
-    print(f"func.func @step({args}) {{")
+    returns = "--returns" in sys.argv[4:]
+    results = f" -> ({', '.join(tys + tys)})" if returns else ""
+    print(f"func.func @step({args}){results} {{")
     ops = lambda k: ", ".join(f"%{k}{i}" for i in range(n))
     print(f"  %r:{2 * n} = muon.step params({ops('p')} : {', '.join(tys)})")
     print(f"      grads({ops('g')} : {', '.join(tys)})")
@@ -59,7 +74,11 @@ def main():
     names = ", ".join(f'#muon.param<"{name}">' for name, _, _ in mats)
     print(f"      {{lr = 0.02 : f64, strategy = #muon.strategy<balanced>, "
           f"param_info = [{names}]}}")
-    print("  return")
+    if returns:
+        print("  return " + ", ".join(f"%r#{i}" for i in range(2 * n)) +
+              " : " + ", ".join(tys + tys))
+    else:
+        print("  return")
     print("}")
 
 

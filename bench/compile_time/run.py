@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Compile time of the whole pipeline (muon-opt --muon-to-llvm) over model
+size, rank count and layout, with fitted growth exponents.
+
+  python3 bench/compile_time/run.py [--quick] [--opt build/bin/muon-opt]
+                                    [--baseline OTHER-muon-opt] [--timing]
+
+For each Llama-3 model (8B: 224 matrices, 70B: 560, 405B: 882), rank count
+(8, 64, 512, 1024) and layout (fsdp, fsdp_tp, 3d: bench/llama3_step.py,
+the entry returning the step's results) it prints wall seconds, peak RSS
+and the size of the LLVM-dialect output, then the exponents of a
+least-squares fit of log(time) on log(matrices) (per layout and rank
+count) and on log(ranks) (per model and layout): 1.0 is linear growth.
+--baseline runs a second muon-opt on the same inputs and prints the ratio
+(baseline / this), e.g. a build of an older commit. --timing adds the three
+slowest passes of each run (--mlir-timing). --quick: 8B and 70B on 8, 64
+and 512 ranks.
+"""
+
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+MATRICES = {"8b": 224, "70b": 560, "405b": 882}
+
+
+def measure(opt, step, out, timing):
+    cmd = ["/usr/bin/time", "-f", "TIME %e %M", opt, step, "--muon-to-llvm",
+           "-o", out]
+    if timing:
+        cmd.append("--mlir-timing")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr)
+    if p.returncode != 0 or not m:
+        sys.exit(f"{opt} failed on {step}:\n{p.stderr[-2000:]}")
+    slow = []
+    if timing:
+        # "  user ( u%)  wall ( w%)  Name" rows; pipelines ('func.func'
+        # Pipeline) and the total contain other rows and are left out.
+        row = re.compile(r"\s+[0-9.]+ \(\s*[0-9.]+%\)\s+([0-9.]+) "
+                         r"\(\s*[0-9.]+%\)\s+(\S.*)$")
+        for line in p.stderr.splitlines():
+            t = row.match(line)
+            if t and not t.group(2).startswith(("Total", "'")):
+                slow.append((float(t.group(1)), t.group(2).strip()))
+        slow = sorted(slow, reverse=True)[:3]
+    return float(m.group(1)), int(m.group(2)) / 1024.0, os.path.getsize(out), slow
+
+
+def slope(points):
+    """Least-squares slope of log(y) on log(x)."""
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(max(y, 1e-3)) for _, y in points]
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin",
+                                                  "muon-opt"))
+    ap.add_argument("--baseline", default="")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--timing", action="store_true")
+    args = ap.parse_args()
+    models = ["8b", "70b"] if args.quick else ["8b", "70b", "405b"]
+    ranks = [8, 64, 512] if args.quick else [8, 64, 512, 1024]
+    layouts = ["fsdp", "fsdp_tp", "3d"]
+    tmp = tempfile.mkdtemp()
+    rows = []
+    print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'s':>8} {'MB':>7} "
+          f"{'out_MB':>7}" + (f" {'base/this':>9}" if args.baseline else ""))
+    for model in models:
+        for r in ranks:
+            for layout in layouts:
+                step = os.path.join(tmp, "step.mlir")
+                out = os.path.join(tmp, "out.mlir")
+                with open(step, "w") as f:
+                    subprocess.run([sys.executable,
+                                    os.path.join(ROOT, "bench",
+                                                 "llama3_step.py"),
+                                    model, str(r), layout, "--returns"],
+                                   stdout=f, check=True)
+                s, mb, size, slow = measure(args.opt, step, out, args.timing)
+                line = (f"{model:>5} {r:>5} {layout:>8} {s:8.2f} {mb:7.0f} "
+                        f"{size / 2**20:7.1f}")
+                if args.baseline:
+                    b, _, _, _ = measure(args.baseline, step, out, False)
+                    line += f" {b / s:8.2f}x"
+                print(line, flush=True)
+                for t, name in slow:
+                    print(f"{'':22} {t:8.2f}  {name}")
+                rows.append((model, r, layout, s))
+    print("\nfitted exponents of time (1.0 = linear)")
+    for layout in layouts:
+        for r in ranks:
+            pts = [(MATRICES[m], s) for m, rr, l, s in rows
+                   if rr == r and l == layout]
+            print(f"  matrices, {layout:>8} on {r:>4} ranks: "
+                  f"{slope(pts):5.2f}")
+    for model in models:
+        for layout in layouts:
+            pts = [(rr, s) for m, rr, l, s in rows
+                   if m == model and l == layout]
+            print(f"  ranks,    {layout:>8} {model:>4}: {slope(pts):5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
