@@ -8,6 +8,8 @@
  * strided memref of `elem_size`-byte elements into another of the same
  * shape. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -53,10 +55,14 @@ void memrefCopy(int64_t elem_size, unranked_memref *src_arg,
     memcpy(to, from, total * elem_size);
     return;
   }
-  /* Otherwise element by element, the index vector as an odometer. */
+  /* Otherwise element by element, the index vector as an odometer (no
+   * compiled step has memrefs of more than a few dims; more than 64 is a
+   * bug, not a silent no-op). */
   int64_t index[64] = {0};
-  if (rank > 64)
-    return;
+  if (rank > 64) {
+    fprintf(stderr, "memrefCopy: rank %lld is over 64\n", (long long)rank);
+    abort();
+  }
   for (int64_t n = 0; n < total; ++n) {
     int64_t s = 0, t = 0;
     for (int64_t d = 0; d < rank; ++d) {

@@ -9,6 +9,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 using namespace mlir;
@@ -67,8 +68,12 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
     return nullptr;
   }
   if (!objectFile.empty()) {
+    // dumpToObjectFile reports a failure only on stderr: start from an
+    // empty file and accept only a non-empty one.
+    std::remove(objectFile.c_str());
     (*engine)->dumpToObjectFile(objectFile);
-    if (!llvm::sys::fs::exists(objectFile)) {
+    uint64_t size = 0;
+    if (llvm::sys::fs::file_size(objectFile, size) || size == 0) {
       error = "could not write the compiled step to " + objectFile;
       return nullptr;
     }

@@ -2,8 +2,10 @@
 
 #include "ObjectCache.h"
 
-#include "llvm/ADT/StringMap.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -22,30 +24,37 @@ namespace {
 
 /// Bump when what an object depends on changes without changing the
 /// lowered module's text (the way muon-run compiles or calls it).
-constexpr const char *kFormat = "muon-run-object-v1";
+constexpr const char *kFormat = "muon-run-object-v2";
 
 std::string cacheDirectory() {
-  if (const char *dir = std::getenv("MUON_RUN_CACHE"); dir && *dir) {
-    std::string d = dir;
-    return d == "0" || d == "off" ? "" : d;
+  std::string dir;
+  if (const char *env = std::getenv("MUON_RUN_CACHE"); env && *env) {
+    dir = env;
+    if (dir == "0" || dir == "off")
+      return "";
+  } else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    dir = std::string(xdg) + "/muon-run";
+  } else if (const char *home = std::getenv("HOME"); home && *home) {
+    dir = std::string(home) + "/.cache/muon-run";
+  } else {
+    return "";
   }
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/muon-run";
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/muon-run";
-  return "";
+  // Absolute, so that ranks started in another directory find it too.
+  llvm::SmallString<256> path(dir);
+  if (llvm::sys::fs::make_absolute(path))
+    return "";
+  return std::string(path);
 }
 
 } // namespace
 
-std::string muon::run::cachedObjectPath(mlir::ModuleOp lowered,
-                                        int optLevel) {
-  std::string dir = cacheDirectory();
-  if (dir.empty() || llvm::sys::fs::create_directories(dir))
-    return "";
+std::string muon::run::objectKey(mlir::ModuleOp lowered, int optLevel) {
   std::string key;
   llvm::raw_string_ostream os(key);
-  os << kFormat << '\n' << optLevel << '\n' << llvm::sys::getHostCPUName();
+  os << kFormat << '\n'
+     << LLVM_VERSION_STRING << '\n'
+     << optLevel << '\n'
+     << llvm::sys::getHostCPUName();
   std::vector<std::string> features;
   for (const auto &feature : llvm::sys::getHostCPUFeatures())
     if (feature.second)
@@ -55,20 +64,54 @@ std::string muon::run::cachedObjectPath(mlir::ModuleOp lowered,
     os << ' ' << f;
   os << '\n';
   lowered.print(os);
-  char name[40];
-  std::snprintf(name, sizeof name, "%016llx.o",
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(
                     llvm::xxh3_64bits(llvm::StringRef(key))));
-  return dir + "/" + name;
+  return hex;
+}
+
+std::string muon::run::cachedObjectPath(const std::string &key) {
+  std::string dir = cacheDirectory();
+  if (dir.empty() || llvm::sys::fs::create_directories(dir))
+    return "";
+  return dir + "/" + key + ".o";
+}
+
+bool muon::run::isReadableObject(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer || (*buffer)->getBufferSize() == 0)
+    return false;
+  auto object =
+      llvm::object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return false;
+  }
+  return true;
 }
 
 bool muon::run::storeInCache(const std::string &objectFile,
                              const std::string &cachePath) {
-  // A private name in the cache directory, then one rename.
-  std::string staging = cachePath + ".tmp" + std::to_string(::getpid());
-  if (llvm::sys::fs::copy_file(objectFile, staging))
+  auto buffer = llvm::MemoryBuffer::getFile(objectFile);
+  if (!buffer)
     return false;
-  if (llvm::sys::fs::rename(staging, cachePath)) {
+  std::string staging = cachePath + ".tmp" + std::to_string(::getpid());
+  int fd = -1;
+  if (llvm::sys::fs::openFileForWrite(staging, fd))
+    return false;
+  bool written;
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/false);
+    out << (*buffer)->getBuffer();
+    out.flush();
+    written = !out.has_error();
+    out.clear_error();
+  }
+  // On disk before it gets its name: a crash cannot leave a short entry.
+  written = written && ::fsync(fd) == 0;
+  written = ::close(fd) == 0 && written;
+  if (!written || llvm::sys::fs::rename(staging, cachePath)) {
     llvm::sys::fs::remove(staging);
     return false;
   }

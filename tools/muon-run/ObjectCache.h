@@ -2,11 +2,11 @@
 //
 // The launcher compiles a step once per job (every rank loads that object);
 // the object is also kept in a cache directory under a key made of the
-// lowered module's text, the optimisation level and the host CPU (the JIT
-// generates code for this CPU's features), so that running the same step
-// again loads it instead of compiling it. MUON_RUN_CACHE names the
-// directory (`off` or `0` disables the cache); the default is
-// $XDG_CACHE_HOME/muon-run, else $HOME/.cache/muon-run.
+// lowered module's text, the optimisation level, the LLVM version and the
+// host CPU (the JIT generates code for this CPU's features), so that
+// running the same step again loads it instead of compiling it.
+// MUON_RUN_CACHE names the directory (`off` or `0` disables the cache); the
+// default is $XDG_CACHE_HOME/muon-run, else $HOME/.cache/muon-run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,12 +20,22 @@
 namespace muon {
 namespace run {
 
-/// The cache file of `lowered` at `optLevel`, or "" when the cache is off
-/// or its directory cannot be created. The file may not exist yet.
-std::string cachedObjectPath(mlir::ModuleOp lowered, int optLevel);
+/// The key of the object `lowered` compiles to at `optLevel` on this
+/// machine (16 hex digits). Ranks compare it with the launcher's before
+/// loading the launcher's object.
+std::string objectKey(mlir::ModuleOp lowered, int optLevel);
 
-/// Moves `objectFile` into the cache as `cachePath` (atomically: a
-/// concurrent launcher sees the whole file or none). Returns whether it did.
+/// The cache file for `key` (an absolute path), or "" when the cache is off
+/// or its directory cannot be created. The file may not exist yet.
+std::string cachedObjectPath(const std::string &key);
+
+/// Whether `path` holds an object file LLVM can read (a truncated or foreign
+/// cache entry is not used).
+bool isReadableObject(const std::string &path);
+
+/// Copies `objectFile` into the cache as `cachePath`: written and synced
+/// under a private name, then renamed (a concurrent launcher sees the whole
+/// file or none). Returns whether it did.
 bool storeInCache(const std::string &objectFile, const std::string &cachePath);
 
 } // namespace run

@@ -14,6 +14,7 @@
 #include "Faults.h"
 #include "Trace.h"
 #include "JobState.h"
+#include "ObjectCache.h"
 #include "Options.h"
 #include "Verdict.h"
 
@@ -176,15 +177,29 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
     return fail();
   std::string error;
   // Launched by muon-run: the launcher compiled the step once for every
-  // rank; load its object instead of compiling again.
+  // rank; load its object instead of compiling again, when its key says it
+  // is this module's (an object named by a stale environment is not).
   const char *object = std::getenv("MUON_RUN_OBJECT");
+  const char *key = std::getenv("MUON_RUN_OBJECT_KEY");
+  if (object && *object &&
+      !(key && objectKey(*module, o.optLevel) == key)) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "muon-run: note: MUON_RUN_OBJECT (%s) is not this step's "
+                   "compiled code; every rank compiles it\n",
+                   object);
+    object = nullptr;
+  }
   std::unique_ptr<CompiledEntry> entry =
       object && *object
           ? CompiledEntry::load(object, spec->entry, error)
           : CompiledEntry::create(*module, spec->entry, o.optLevel, error);
   if (!entry) {
-    if (rank == 0)
-      std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
+    // Loading can fail on some ranks only (a file another node cannot see):
+    // every rank says so, instead of the others waiting for a timeout.
+    if (rank == 0 || (object && *object))
+      std::fprintf(stderr, "muon-run: error: rank %d: %s\n", rank,
+                   error.c_str());
     return fail();
   }
   double compileSeconds = secondsSince(compileStart);

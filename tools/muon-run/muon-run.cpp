@@ -169,14 +169,21 @@ std::string validateOptions() {
   return "";
 }
 
+/// What the launcher hands its ranks: the object to load and its key.
+struct LauncherObject {
+  std::string path, key;
+  double compileSeconds = 0;
+  bool cached = false;
+};
+
 /// Lowers once in the launcher so that a bad input is reported once,
-/// before any rank starts, and compiles the step once, into `objectFile`,
-/// which every rank loads instead of compiling it again (one compile
-/// instead of one per rank on the same cores). A step compiled before is
-/// taken from the cache instead (`objectFile` then names the cached file
-/// and `cached` is set). Returns the mesh's rank count, or -1.
-int64_t checkInput(const Options &o, std::string &objectFile,
-                   double &compileSeconds, bool &cached) {
+/// before any rank starts, and compiles the step once, into `scratch` (a
+/// file of ours), which every rank loads instead of compiling it again
+/// (one compile instead of one per rank on the same cores). A step
+/// compiled before, whose cached object reads as one, is taken from the
+/// cache instead. Returns the mesh's rank count, or -1.
+int64_t checkInput(const Options &o, const std::string &scratch,
+                   LauncherObject &object) {
   auto start = std::chrono::steady_clock::now();
   mlir::DialectRegistry registry;
   registerRunDialects(registry);
@@ -186,23 +193,26 @@ int64_t checkInput(const Options &o, std::string &objectFile,
   if (mlir::failed(spec))
     return -1;
   int64_t ranks = spec->mesh.numRanks();
-  std::string cachePath = cachedObjectPath(*module, o.optLevel);
-  if (!cachePath.empty() && llvm::sys::fs::exists(cachePath)) {
-    objectFile = cachePath;
-    cached = true;
+  object.key = objectKey(*module, o.optLevel);
+  std::string cachePath = cachedObjectPath(object.key);
+  if (!cachePath.empty() && isReadableObject(cachePath)) {
+    object.path = cachePath;
+    object.cached = true;
   } else {
+    // A missing or unreadable entry is compiled (again) and replaced.
     std::string error;
     if (!CompiledEntry::create(*module, spec->entry, o.optLevel, error,
-                               objectFile)) {
+                               scratch)) {
       std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
       return -1;
     }
+    object.path = scratch;
     if (!cachePath.empty())
-      storeInCache(objectFile, cachePath);
+      storeInCache(scratch, cachePath);
   }
-  compileSeconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  object.compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
   return ranks;
 }
 
@@ -232,8 +242,8 @@ int launch(int ranks, int argc, char **argv) {
   setenv("MUON_RUN_VERDICT", verdictFile.c_str(), 1);
   for (const char *v : {"OPENBLAS_NUM_THREADS", "MUON_RT_TIMEOUT_S",
                         "MUON_RT_BACKEND", "MUON_RUN_VERDICT",
-                        "MUON_RUN_OBJECT", "MUON_RUN_COMPILE_S",
-                        "MUON_RUN_OBJECT_CACHED",
+                        "MUON_RUN_OBJECT", "MUON_RUN_OBJECT_KEY",
+                        "MUON_RUN_COMPILE_S", "MUON_RUN_OBJECT_CACHED",
                         "MUON_C_RUNNER_UTILS", "MUON_RT_CUDA_LIBRARY"})
     if (std::getenv(v)) {
       cmd.push_back("-x");
@@ -328,27 +338,30 @@ int main(int argc, char **argv) {
   if (worker || underMpi())
     return runWorker(o, &argc, &argv);
 
-  // The step compiled once, here, for every rank (removed when the job
-  // ends).
-  std::string objectFile =
-      "/tmp/muon-run-step-" + std::to_string(getpid()) + ".o";
-  struct RemoveObject {
+  // The step compiled once, here, for every rank: a fresh file of ours
+  // (unique name, TMPDIR honoured), removed when the job ends.
+  llvm::SmallString<128> scratch;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("muon-run-step", "o", scratch))
+    return usageError("cannot create a temporary file for the compiled "
+                      "step: " + ec.message());
+  struct RemoveScratch {
     std::string path;
-    ~RemoveObject() { std::remove(path.c_str()); }
-  } removeObject{objectFile};
-  double compileSeconds = 0;
-  bool cached = false;
+    ~RemoveScratch() { std::remove(path.c_str()); }
+  } removeScratch{std::string(scratch)};
   // Only this launcher says which object its ranks load.
-  for (const char *v :
-       {"MUON_RUN_OBJECT", "MUON_RUN_COMPILE_S", "MUON_RUN_OBJECT_CACHED"})
+  for (const char *v : {"MUON_RUN_OBJECT", "MUON_RUN_OBJECT_KEY",
+                        "MUON_RUN_COMPILE_S", "MUON_RUN_OBJECT_CACHED"})
     unsetenv(v);
-  std::string objectToLoad = objectFile;
-  int64_t meshRanks = checkInput(o, objectToLoad, compileSeconds, cached);
+  LauncherObject object;
+  int64_t meshRanks = checkInput(o, std::string(scratch), object);
   if (meshRanks < 0)
     return 1;
-  setenv("MUON_RUN_OBJECT", objectToLoad.c_str(), 1);
-  setenv("MUON_RUN_COMPILE_S", std::to_string(compileSeconds).c_str(), 1);
-  if (cached)
+  setenv("MUON_RUN_OBJECT", object.path.c_str(), 1);
+  setenv("MUON_RUN_OBJECT_KEY", object.key.c_str(), 1);
+  setenv("MUON_RUN_COMPILE_S", std::to_string(object.compileSeconds).c_str(),
+         1);
+  if (object.cached)
     setenv("MUON_RUN_OBJECT_CACHED", "1", 1);
   int ranks = np > 0 ? np.getValue() : static_cast<int>(meshRanks);
   if (ranks != meshRanks) {

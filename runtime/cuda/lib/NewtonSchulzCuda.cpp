@@ -162,11 +162,15 @@ TileArrays *tileArrays(Ctx &ctx, Status &st, const void *w, void *c,
         host[2 * t.count + i] =
             cb + (b * p * p + I * tile + J * tile * p) * es;
       }
+  // On the context's stream, so that the GEMM after it (same stream) sees
+  // the pointers whatever kind of stream the caller gave; from pageable
+  // memory the call returns once `host` has been read.
   if (!ok(st, t.dev.reserve(host.size() * sizeof(void *)), "cudaMalloc") ||
       !ok(st,
-          cudaMemcpy(t.dev.ptr, host.data(), host.size() * sizeof(void *),
-                     cudaMemcpyHostToDevice),
-          "cudaMemcpy")) {
+          cudaMemcpyAsync(t.dev.ptr, host.data(), host.size() * sizeof(void *),
+                          cudaMemcpyHostToDevice, ctx.stream),
+          "cudaMemcpyAsync (tile pointers)")) {
+    t.dev.release();
     ctx.tiles.pop_back();
     return nullptr;
   }
@@ -225,6 +229,14 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
   int64_t p = m < n ? m : n, q = m < n ? n : m;
   if (p > INT32_MAX || q > INT32_MAX || p * q > INT64_MAX / 8 / batch)
     return st.fail("matrix too large for cuBLAS's 32-bit dimensions");
+  // The transposing kernels put a dimension / 32 on grid.y (at most 65535):
+  // the long side of a tall matrix, and p for the Gram matrices.
+  const int64_t kGridY = 65535 * 32;
+  if (p > kGridY || (m > n && m > kGridY))
+    return st.fail("a " + std::to_string(m) + " x " + std::to_string(n) +
+                   " matrix: the GPU kernels take dimensions up to " +
+                   std::to_string(kGridY) +
+                   " (the short side, and the rows of a tall matrix)");
   if (tile == MUON_CUDA_TILE_AUTO)
     tile = muon_cuda_ns_auto_tile(p, precision);
   else if (tile == MUON_CUDA_TILE_FULL)

@@ -218,6 +218,8 @@ int main() {
               MUON_CUDA_TILE_AUTO, "x is null");
   expectError(ctx, "zero batch", dev, 0, 256, 256, 5, 3, MUON_CUDA_TILE_AUTO,
               "bad shape");
+  expectError(ctx, "tall beyond the kernels' grid", dev, 1, 4194304, 64, 5, 3,
+              MUON_CUDA_TILE_AUTO, "the GPU kernels take dimensions up to");
   cudaFree(dev);
   muon_cuda_ns_destroy(ctx);
   std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED",
