@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -159,6 +160,41 @@ void checkCase(muon_cuda_ns_context *ctx, const Case &c, int precision,
     ++failures;
 }
 
+/// The tiles the library picks for a large matrix (where a float64 host
+/// run would take minutes) against its whole products, both exact fp32 and
+/// the whole products checked against float64 above: every element within
+/// 1e-5 (relative and absolute).
+void checkTilesAgainstWhole(muon_cuda_ns_context *ctx, int64_t m, int64_t n,
+                            std::mt19937 &rng) {
+  Case tiled{"tiles", 1, m, n, 5, kQuintic, MUON_CUDA_TILE_AUTO};
+  Case whole{"whole", 1, m, n, 5, kQuintic, MUON_CUDA_TILE_FULL};
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> a(m * n);
+  for (float &v : a)
+    v = dist(rng);
+  std::vector<float> b = a;
+  std::string err;
+  std::string label = std::to_string(m) + "x" + std::to_string(n) +
+                      " auto tiles (" +
+                      std::to_string(muon_cuda_ns_auto_tile(
+                          std::min(m, n), MUON_CUDA_FP32)) +
+                      ") vs whole, fp32";
+  if (!runOnDevice(ctx, a, tiled, MUON_CUDA_FP32, err) ||
+      !runOnDevice(ctx, b, whole, MUON_CUDA_FP32, err)) {
+    fail(label + ": " + err);
+    return;
+  }
+  double worst = 0;
+  for (int64_t i = 0; i < m * n; ++i)
+    worst = std::max(worst, std::fabs((double)a[i] - b[i]) -
+                                (1e-5 + 1e-5 * std::fabs((double)b[i])));
+  bool ok = worst <= 0;
+  std::printf("%-4s %-44s %s\n", ok ? "ok" : "FAIL", label.c_str(),
+              ok ? "(all within 1e-5)" : "(beyond 1e-5)");
+  if (!ok)
+    ++failures;
+}
+
 void expectError(muon_cuda_ns_context *ctx, const char *what, float *x,
                  int64_t batch, int64_t m, int64_t n, int64_t steps,
                  int64_t ncoeffs, int64_t tile, const char *needle) {
@@ -207,6 +243,9 @@ int main() {
   for (int precision : {MUON_CUDA_FP32, MUON_CUDA_BF16})
     for (const Case &c : cases)
       checkCase(ctx, c, precision, rng);
+
+  checkTilesAgainstWhole(ctx, 2048, 4096, rng);
+  checkTilesAgainstWhole(ctx, 8192, 4096, rng);
 
   float *dev = nullptr;
   cudaMalloc(&dev, 256 * 256 * sizeof(float));
