@@ -4,7 +4,10 @@
 # 64 and 512 ranks with FSDP, FSDP + TP and HSDP: naive (every rank
 # orthogonalises everything), one parameter at a time, rounds, rounds +
 # prefetch 1 and 2, each as a ratio to the lower bound max(per-rank link
-# time, per-rank Newton-Schulz time) of the same owners.
+# time, per-rank Newton-Schulz time) of the same owners; then the
+# collective calls per rank of the rounds schedule with batched gathers and
+# scatters (what muon-expand-step emits) and with one rooted call each
+# (unb), and the blocking rounds without batching as a ratio (r_unb).
 #
 #   bash bench/schedule/run.sh [muon-opt]
 set -euo pipefail
@@ -12,8 +15,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 opt=${1:-$root/build/bin/muon-opt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf "%-5s %5s %-8s %12s %8s %8s %8s %8s %8s %8s %6s\n" model ranks layout \
-  bound_ms naive seq rounds pref1 pref2 best colls
+printf "%-5s %5s %-8s %12s %8s %8s %8s %8s %8s %8s %6s %6s %8s\n" model ranks layout \
+  bound_ms naive seq rounds pref1 pref2 best colls unb r_unb
 for model in 8b 70b; do
   for ranks in 8 64 512; do
     for layout in fsdp fsdp_tp hsdp; do
@@ -32,9 +35,10 @@ for l in lines[2:]:
         rows[f[0]] = (float(f[2]), int(f[3]))
 names = ["naive", "sequential", "rounds", "rounds+prefetch1", "rounds+prefetch2"]
 ratios = [rows[n][0] for n in names]
-print("%-5s %5s %-8s %12.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d" % (
+print("%-5s %5s %-8s %12.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f" % (
     sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3, *ratios,
-    min(ratios[2:]), rows["rounds"][1]))
+    min(ratios[2:]), rows["rounds"][1], rows["rounds-unbatched"][1],
+    rows["rounds-unbatched"][0]))
 PY
     done
   done

@@ -1,6 +1,7 @@
 //===- Schedule.cpp - Order of a step's parameters, and its cost ----------===//
 
 #include "muon/Plan/Schedule.h"
+#include "muon/Plan/Batch.h"
 
 #include <algorithm>
 #include <map>
@@ -57,6 +58,7 @@ namespace {
 /// takes.
 struct Instance {
   std::vector<int64_t> members;
+  std::vector<double> sent, received; // bytes, per member
   double seconds = 0;
 };
 
@@ -67,13 +69,51 @@ struct Op {
   std::string label;
   std::vector<Instance> instances;
   std::vector<std::pair<int64_t, double>> work; // (rank, seconds)
+  Link link;
+
+  /// Every instance takes latency + (the most bytes one member sends or
+  /// receives) / bandwidth.
+  void time() {
+    for (Instance &inst : instances) {
+      double most = 0;
+      for (size_t m = 0; m < inst.members.size(); ++m)
+        most = std::max({most, inst.sent[m], inst.received[m]});
+      inst.seconds = link.latency + most / link.bandwidth;
+    }
+  }
 };
 
-/// A parameter's steps: before Newton-Schulz, Newton-Schulz, after.
+/// One call made of several steps (a batch): every member sends and
+/// receives what it would in each, in one latency.
+Op merged(const std::vector<const Op *> &ops, const std::string &label) {
+  Op out = *ops.front();
+  out.label = label;
+  for (size_t i = 1; i < ops.size(); ++i)
+    for (const Instance &inst : ops[i]->instances) {
+      auto same = std::find_if(
+          out.instances.begin(), out.instances.end(),
+          [&](const Instance &o) { return o.members == inst.members; });
+      if (same == out.instances.end()) {
+        out.instances.push_back(inst);
+        continue;
+      }
+      for (size_t m = 0; m < inst.members.size(); ++m) {
+        same->sent[m] += inst.sent[m];
+        same->received[m] += inst.received[m];
+      }
+    }
+  out.time();
+  return out;
+}
+
+/// A parameter's steps: before Newton-Schulz, Newton-Schulz, after; and
+/// the plan steps they come from (for batching).
 struct ParamOps {
   std::vector<Op> before, after;
   Op ns;
   double matrixBytes = 0; // one gathered matrix slice of an NS rank
+  std::vector<CommStep> steps;
+  std::vector<int64_t> ownerCoords;
 };
 
 class Builder {
@@ -87,9 +127,10 @@ public:
   /// The steps of parameter number `index` (named so when it has no name).
   ParamOps build(const ParamCostInput &p, size_t index, bool naive) {
     ParamOps ops;
-    std::vector<CommStep> steps =
-        planSteps(p.plan, p.layout, p.gradLayout, mesh, p.owner);
-    std::vector<int64_t> oc = mesh.coords(p.owner);
+    ops.steps = planSteps(p.plan, p.layout, p.gradLayout, mesh, p.owner);
+    ops.ownerCoords = mesh.coords(p.owner);
+    const std::vector<CommStep> &steps = ops.steps;
+    const std::vector<int64_t> &oc = ops.ownerCoords;
     bool afterNs = false;
     std::string who = p.name.empty() ? "p" + std::to_string(index) : p.name;
     for (const CommStep &s : steps) {
@@ -168,7 +209,6 @@ private:
         received[t.to] += bytes;
       }
 
-    Link link = model.linkFor(mesh, s.axes);
     std::map<std::vector<int64_t>, Instance> byKey;
     for (int64_t r = 0; r < numRanks; ++r) {
       if (!member[r])
@@ -179,15 +219,14 @@ private:
           key.push_back(coords[r][a]);
       Instance &inst = byKey[key];
       inst.members.push_back(r);
-      inst.seconds =
-          std::max(inst.seconds, std::max(sent[r], received[r]) /
-                                     link.bandwidth);
+      inst.sent.push_back(sent[r]);
+      inst.received.push_back(received[r]);
     }
     Op op;
-    for (auto &[key, inst] : byKey) {
-      inst.seconds += link.latency;
+    op.link = model.linkFor(mesh, s.axes);
+    for (auto &[key, inst] : byKey)
       op.instances.push_back(std::move(inst));
-    }
+    op.time();
     return op;
   }
 
@@ -335,13 +374,75 @@ ScheduleEstimator::~ScheduleEstimator() = default;
 Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
                                 const layout::Mesh &mesh, int64_t nsSteps,
                                 const CostModel &model, ScheduleKind kind,
-                                int64_t prefetch, bool trace) {
+                                int64_t prefetch, bool trace, bool batch) {
   return ScheduleEstimator(params, mesh, nsSteps, model)
-      .estimate(kind, prefetch, trace);
+      .estimate(kind, prefetch, trace, batch);
+}
+
+namespace {
+/// One call of a round (a step of one parameter, or a batch) and the
+/// parameters it serves.
+struct RoundOp {
+  const Op *single = nullptr;
+  Op batch;
+  std::vector<size_t> params;
+  const Op &op() const { return single ? *single : batch; }
+};
+} // namespace
+
+/// The calls of one phase of a round, in issue order: gradient reductions
+/// first, then the gathers; or the steps after Newton-Schulz. Outside the
+/// naive schedule they are plan::roundCalls (batched with `batch`).
+static std::vector<RoundOp>
+phaseOps(const std::vector<ParamOps> &ops,
+         const std::vector<ParamCostInput> &params, const layout::Mesh &mesh,
+         const std::vector<size_t> &round, bool afterNs, bool naive,
+         bool batch) {
+  std::vector<RoundOp> out;
+  if (naive) {
+    for (size_t p : round)
+      for (const Op &op : afterNs ? ops[p].after : ops[p].before)
+        out.push_back({&op, {}, {p}});
+    return out;
+  }
+  std::vector<RoundParam> rp;
+  for (size_t p : round) {
+    rp.push_back({&params[p].plan, &ops[p].steps, ops[p].ownerCoords});
+    if (!afterNs)
+      for (size_t j = 0; j < ops[p].before.size(); ++j)
+        if (ops[p].steps[j].kind == CommStep::Kind::ReduceGrad)
+          out.push_back({&ops[p].before[j], {}, {p}});
+  }
+  for (const RoundCall &call : roundCalls(rp, afterNs, batch)) {
+    std::vector<const Op *> items;
+    RoundOp r;
+    for (auto [k, j] : call.items) {
+      size_t p = round[k];
+      size_t firstAfter = ops[p].steps.size() - ops[p].after.size();
+      items.push_back(afterNs ? &ops[p].after[j - firstAfter]
+                              : &ops[p].before[j]);
+      r.params.push_back(p);
+    }
+    if (items.size() == 1) {
+      r.single = items.front();
+    } else {
+      const CommStep &first =
+          ops[round[call.items[0].first]].steps[call.items[0].second];
+      std::string label = first.kind == CommStep::Kind::Gather
+                              ? "gather_batch"
+                              : "scatter_batch";
+      for (int a : first.axes)
+        label += " " + mesh.axisNames[a];
+      label += " x" + std::to_string(items.size());
+      r.batch = merged(items, label);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
-                                     bool trace) {
+                                     bool trace, bool batch) {
   int64_t numRanks = steps->mesh.numRanks();
   const std::vector<ParamOps> &ops = steps->of(kind);
   std::vector<std::vector<size_t>> rounds = scheduleRounds(
@@ -362,16 +463,19 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       sim.est.peakBytes[r] = std::max(sim.est.peakBytes[r], bytes[r]);
   }
 
+  bool naive = kind == ScheduleKind::Naive;
+  auto phase = [&](const std::vector<size_t> &round, bool afterNs) {
+    return phaseOps(ops, steps->params, steps->mesh, round, afterNs, naive,
+                    batch);
+  };
   if (kind != ScheduleKind::Rounds || prefetch <= 0) {
     for (const std::vector<size_t> &round : rounds) {
-      for (size_t p : round)
-        for (const Op &op : ops[p].before)
-          sim.blocking(op);
+      for (const RoundOp &r : phase(round, false))
+        sim.blocking(r.op());
       for (size_t p : round)
         sim.blocking(ops[p].ns);
-      for (size_t p : round)
-        for (const Op &op : ops[p].after)
-          sim.blocking(op);
+      for (const RoundOp &r : phase(round, true))
+        sim.blocking(r.op());
     }
     return sim.finish();
   }
@@ -381,10 +485,20 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
   // i + 1's Newton-Schulz.
   std::vector<std::vector<double>> ready(ops.size(),
                                          std::vector<double>(numRanks, 0));
+  // A call serves several parameters: it starts when all their data is
+  // there, and all of them have its result when it ends.
+  auto issue = [&](const RoundOp &r) {
+    std::vector<double> at(numRanks, 0);
+    for (size_t p : r.params)
+      for (int64_t q = 0; q < numRanks; ++q)
+        at[q] = std::max(at[q], ready[p][q]);
+    sim.issue(r.op(), at);
+    for (size_t p : r.params)
+      ready[p] = at;
+  };
   auto issueGathers = [&](size_t i) {
-    for (size_t p : rounds[i])
-      for (const Op &op : ops[p].before)
-        sim.issue(op, ready[p]);
+    for (const RoundOp &r : phase(rounds[i], false))
+      issue(r);
   };
   size_t k = static_cast<size_t>(prefetch);
   for (size_t i = 0; i < std::min(k, rounds.size()); ++i)
@@ -394,9 +508,8 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       issueGathers(i + k);
     for (size_t p : rounds[i])
       sim.compute(ops[p].ns, ready[p]);
-    for (size_t p : rounds[i])
-      for (const Op &op : ops[p].after)
-        sim.issue(op, ready[p]);
+    for (const RoundOp &r : phase(rounds[i], true))
+      issue(r);
     if (i > 0)
       for (size_t p : rounds[i - 1])
         sim.wait(ready[p]);

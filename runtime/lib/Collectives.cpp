@@ -9,11 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
-#include "Errors.h"
-#include "State.h"
-#include "Tensor.h"
-#include "Trace.h"
+#include "Call.h"
 
 #include "muon/Layout/Layout.h"
 
@@ -44,14 +40,6 @@ int64_t Counts::total() const {
 }
 
 namespace {
-
-struct Request {
-  Backend::Op op;
-  std::function<void()> finish; // Unpack / average after completion.
-  std::vector<float> staging;
-  std::string name, comm;
-  double issued = 0; // trace clock at the call (when tracing)
-};
 
 std::map<int64_t, Request> requests;
 int64_t nextRequest = 1;
@@ -92,7 +80,9 @@ void waitFor(Request &r) {
     traceEvent(TraceLane::Comm, r.name + " " + r.comm, r.issued, traceNow());
 }
 
-int64_t submit(Request r, int64_t async) {
+} // namespace
+
+int64_t muon::rt::submit(Request r, int64_t async) {
   if (!async) {
     waitFor(r);
     return 0;
@@ -102,100 +92,38 @@ int64_t submit(Request r, int64_t async) {
   return id;
 }
 
-/// Everything one collective call needs, validated.
-struct Call {
-  const char *name;
-  const Communicator *comm;
-  TensorView in, out;
+void muon::rt::copyBlock(float *full, float *block, int64_t total,
+                         int64_t offset, int64_t extent, int64_t outer,
+                         int64_t inner, bool toBlock) {
+  size_t bytes = sizeof(float) * extent * inner;
+  if (!bytes)
+    return;
+  for (int64_t o = 0; o < outer; ++o) {
+    float *f = full + (o * total + offset) * inner;
+    float *b = block + o * extent * inner;
+    if (toBlock)
+      std::memcpy(b, f, bytes);
+    else
+      std::memcpy(f, b, bytes);
+  }
+}
 
-  Call(const char *name, int64_t handle, muon_rt_memref *i, muon_rt_memref *o)
-      : name(name), comm(&communicator(handle, name)) {
-    in = viewOf(i, name, comm->name);
-    out = viewOf(o, name, comm->name);
-    counters().collectives++;
-  }
-  [[noreturn]] void fail(const std::string &cause) const {
-    fatal(name, comm->name, cause);
-  }
-  Request request() const {
-    return Request{nullptr, {}, {}, name, comm->name,
-                   tracing() ? traceNow() : 0.0};
-  }
-  void check(Backend::Op &op, const std::string &error) const {
-    if (!op)
-      fail(error);
-  }
-  void checkRoot(int64_t root) const {
-    if (root < 0 || root >= comm->size)
-      fail("root " + std::to_string(root) + " outside the group of " +
-           std::to_string(comm->size));
-  }
-  void checkDim(int64_t dim, const TensorView &t) const {
-    if (dim < 0 || dim >= static_cast<int64_t>(t.shape.size()))
-      fail("dim " + std::to_string(dim) + " out of range for tensor " +
-           t.shapeStr());
-  }
-  std::vector<int64_t> extentsOf(muon_rt_i64_array *e) const {
-    std::vector<int64_t> v = valuesOf(e);
-    if (static_cast<int64_t>(v.size()) != comm->size)
-      fail(std::to_string(v.size()) + " extents for a group of " +
-           std::to_string(comm->size));
-    return v;
-  }
-  /// On a non-root rank only the piece matters (the full tensor is a
-  /// placeholder that is neither read nor written).
-  void checkPiece(const TensorView &piece, int64_t dim,
-                  const std::vector<int64_t> &extents,
-                  const char *pieceName) const {
-    checkDim(dim, piece);
-    if (piece.shape[dim] != extents[comm->rank])
-      fail(std::string(pieceName) + " " + piece.shapeStr() + " should have " +
-           std::to_string(extents[comm->rank]) + " along dim " +
-           std::to_string(dim));
-  }
-  /// `piece` has extent `e` along dim, `full` has sum(extents); other dims match.
-  void checkPieces(const TensorView &piece, const TensorView &full, int64_t dim,
-                   const std::vector<int64_t> &extents, const char *pieceName,
-                   const char *fullName) const {
-    checkDim(dim, piece);
-    checkDim(dim, full);
-    int64_t total = 0;
-    for (int64_t e : extents)
-      total += e;
-    bool ok = piece.shape.size() == full.shape.size();
-    for (size_t d = 0; ok && d < piece.shape.size(); ++d)
-      ok = static_cast<int64_t>(d) == dim || piece.shape[d] == full.shape[d];
-    if (!ok || piece.shape[dim] != extents[comm->rank] ||
-        full.shape[dim] != total)
-      fail(std::string(pieceName) + " " + piece.shapeStr() + " and " +
-           fullName + " " + full.shapeStr() + " do not match pieces of " +
-           std::to_string(extents[comm->rank]) + " of " +
-           std::to_string(total) + " along dim " + std::to_string(dim));
-  }
-};
-
-/// Moves member blocks between "concatenated along dim" (full) and
-/// "member after member" (staged) order. Block i is outer x extents[i] x inner.
-void restage(float *full, float *staged, const std::vector<int64_t> &extents,
-             int64_t outer, int64_t inner, bool toStaged) {
+void muon::rt::restage(float *full, float *staged,
+                       const std::vector<int64_t> &extents, int64_t outer,
+                       int64_t inner, bool toStaged) {
   int64_t total = 0;
   for (int64_t e : extents)
     total += e;
   int64_t stagedOff = 0, dimOff = 0;
   for (int64_t e : extents) {
-    for (int64_t o = 0; o < outer; ++o) {
-      float *f = full + (o * total + dimOff) * inner;
-      float *s = staged + stagedOff + o * e * inner;
-      size_t bytes = sizeof(float) * e * inner;
-      if (toStaged)
-        std::memcpy(s, f, bytes);
-      else
-        std::memcpy(f, s, bytes);
-    }
+    copyBlock(full, staged + stagedOff, total, dimOff, e, outer, inner,
+              toStaged);
     stagedOff += outer * e * inner;
     dimOff += e;
   }
 }
+
+namespace {
 
 /// Where a gather-like call receives: straight into `out` when the pieces
 /// are contiguous there (outer == 1), else into staging that `r.finish`
@@ -212,13 +140,17 @@ float *receiveBuffer(Request &r, const TensorView &out,
   return staged;
 }
 
-Counts blockCounts(const std::vector<int64_t> &extents, int64_t outer,
-                   int64_t inner) {
+} // namespace
+
+Counts muon::rt::blockCounts(const std::vector<int64_t> &extents,
+                             int64_t outer, int64_t inner) {
   std::vector<int64_t> n;
   for (int64_t e : extents)
     n.push_back(outer * e * inner);
   return Counts::of(n);
 }
+
+namespace {
 
 void scaleBy(float *data, int64_t n, float s) {
   for (int64_t i = 0; i < n; ++i)
@@ -419,9 +351,11 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
   Request r = c.request();
   int64_t sOuter = c.in.outer(splitDim), sInner = c.in.inner(splitDim);
   Counts send = blockCounts(sendExt, sOuter, sInner);
-  r.staging.resize(send.total() + c.out.numElements());
+  // One spare element keeps the buffers apart when nothing is sent (Open
+  // MPI reads recvbuf == sendbuf as MPI_IN_PLACE; see Batch.cpp).
+  r.staging.resize(send.total() + 1 + c.out.numElements());
   float *sendBuf = r.staging.data();
-  float *recvBuf = sendBuf + send.total();
+  float *recvBuf = sendBuf + send.total() + 1;
   restage(c.in.data, sendBuf, sendExt, sOuter, sInner, true);
   std::vector<int64_t> recvExt(k, piece[concatDim]);
   TensorView o = c.out;

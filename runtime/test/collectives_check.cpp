@@ -6,7 +6,8 @@
 // plus uneven extents and dims other than 0, through the C ABI exactly as
 // compiled code calls it. Prints "ok <case>" per case on rank 0; a wrong
 // value prints "MISMATCH" and exits 1. With argument `bad-wait` it waits on
-// an unknown request (the runtime must fail with a message).
+// an unknown request, with `bad-batch` rank 1 adds a batch item whose piece
+// has the wrong size (the runtime must fail with a message).
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,10 +165,50 @@ int main(int argc, char **argv) {
       expect("gather", back.data, {0, 1, 2, 3, 4, 5});
     done("broadcast, weighted scatter, gather");
   }
+  { // Batches: three gathers (two to member 2, along dims 1 and 1, one to
+    // member 0 along dim 0; uneven pieces) in one exchange, then the same
+    // pieces scattered back in one asynchronous exchange.
+    I64 e0({2, 2, 1}), e1({2, 1, 1}), e2({1, 1, 1});
+    T a({2, e0.v[rank]}), b({e1.v[rank], 3}), c({2, 1});
+    for (size_t k = 0; k < a.data.size(); ++k)
+      a.data[k] = rank * 100 + k;
+    for (size_t k = 0; k < b.data.size(); ++k)
+      b.data[k] = 1000 + rank * 100 + k;
+    c.data = {float(-rank), float(-10 - rank)};
+    T ga({2, 5}, -9), gb({4, 3}, -9), gc({2, 3}, -9);
+    int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_GATHER);
+    if (argc > 1 && std::strcmp(argv[1], "bad-batch") == 0 && rank == 1) {
+      T wrong({1, 3});
+      _mlir_ciface_muon_rt_batch_item(batch, &wrong.ref, &gb.ref, 1, 0, &e2.a);
+    }
+    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &ga.ref, 1, 2, &e0.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &gb.ref, 0, 0, &e1.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &c.ref, &gc.ref, 1, 2, &e2.a);
+    if (muon_rt_batch_end(batch, 0) != 0)
+      ++failures, std::printf("MISMATCH synchronous batch returned a request\n");
+    if (rank == 2) {
+      expect("gather_batch item 0", ga.data,
+             {0, 1, 100, 101, 200, 2, 3, 102, 103, 201});
+      expect("gather_batch item 2", gc.data, {0, -1, -2, -10, -11, -12});
+    }
+    if (rank == 0)
+      expect("gather_batch item 1", gb.data,
+             {1000, 1001, 1002, 1003, 1004, 1005, 1100, 1101, 1102, 1200,
+              1201, 1202});
+    T sa({2, e0.v[rank]}, -9), sb({e1.v[rank], 3}, -9);
+    batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_SCATTER);
+    _mlir_ciface_muon_rt_batch_item(batch, &gb.ref, &sb.ref, 0, 0, &e1.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &ga.ref, &sa.ref, 1, 2, &e0.a);
+    int64_t req = muon_rt_batch_end(batch, 1);
+    muon_rt_wait(req);
+    expect("scatter_batch item 0", sb.data, b.data);
+    expect("scatter_batch item 1", sa.data, a.data);
+    done("gather_batch / scatter_batch uneven, dims 0 and 1, async");
+  }
   {
     muon_rt_counters c;
     muon_rt_get_counters(&c);
-    if (c.collectives != 11) // every call above
+    if (c.collectives != 13) // every call above; a batch counts once
       ++failures, std::printf("MISMATCH collectives counter %lld\n",
                               (long long)c.collectives);
     done("counters");

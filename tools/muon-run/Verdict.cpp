@@ -107,12 +107,17 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
   double calls = 0, matrices = 0, flops = 0;
   std::printf("Newton-Schulz per rank (calls, matrices, GFLOP):");
   for (int r = 0; r < worldSize; ++r) {
-    calls += counters[3 * r];
-    matrices += counters[3 * r + 1];
-    flops += counters[3 * r + 2];
-    std::printf(" r%d=%.0f/%.0f/%.3f", r, counters[3 * r],
-                counters[3 * r + 1], counters[3 * r + 2] * 1e-9);
+    const double *c = &counters[kCountersPerRank * r];
+    calls += c[0];
+    matrices += c[1];
+    flops += c[2];
+    std::printf(" r%d=%.0f/%.0f/%.3f", r, c[0], c[1], c[2] * 1e-9);
   }
+  std::printf("\ncollective calls per rank per step:");
+  for (int r = 0; r < worldSize; ++r)
+    std::printf(" r%d=%.4g", r,
+                counters[kCountersPerRank * r + 3] /
+                    static_cast<double>(std::max<int64_t>(1, o.steps)));
   std::printf("\n");
   bool zeroRedundancy = matrices == expectMatrices &&
                         std::fabs(flops - expectFlops) <= 1e-6 * expectFlops;

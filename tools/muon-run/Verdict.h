@@ -36,9 +36,14 @@ struct Timing {
   bool objectCached = false;
 };
 
+/// Counters each rank reports: NS calls, NS matrices, NS FLOPs, collective
+/// calls (all since the first step).
+constexpr int kCountersPerRank = 4;
+
 /// Rank 0: prints the per-parameter errors of `p`, `m` against the
-/// reference `refP`, `refM`, the NS counters (3 per rank: calls, matrices,
-/// FLOPs) with the zero-redundancy check, timings and the verdict line.
+/// reference `refP`, `refM`, the counters (kCountersPerRank per rank) with
+/// the zero-redundancy check, the collective calls per step, timings and
+/// the verdict line.
 /// Returns whether everything passed.
 bool printVerdict(const Options &o, const StepSpec &spec, const Tensors &p,
                   const Tensors &m, const Tensors &refP, const Tensors &refM,

@@ -111,10 +111,11 @@ public:
     bool replicasAgree = assembleAll(p, m);
     muon_rt_counters c;
     muon_rt_get_counters(&c);
-    double mine[3] = {static_cast<double>(c.ns_calls),
-                      static_cast<double>(c.ns_matrices), c.ns_flops};
-    std::vector<double> all(3 * size);
-    muon_rt_host_all_gather_f64(mine, 3, all.data());
+    double mine[kCountersPerRank] = {
+        static_cast<double>(c.ns_calls), static_cast<double>(c.ns_matrices),
+        c.ns_flops, static_cast<double>(c.collectives)};
+    std::vector<double> all(kCountersPerRank * size);
+    muon_rt_host_all_gather_f64(mine, kCountersPerRank, all.data());
     double pass = 1;
     if (rank == 0)
       pass = printVerdict(o, spec, p, m, state.fullP, state.fullM, all,

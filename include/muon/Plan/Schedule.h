@@ -101,9 +101,12 @@ public:
   ~ScheduleEstimator();
 
   /// Simulates `kind` over every rank; with `trace`, records every
-  /// collective and Newton-Schulz of every rank in Estimate::trace.
+  /// collective and Newton-Schulz of every rank in Estimate::trace. With
+  /// `batch`, a round's gathers and scatters are the calls
+  /// plan::roundCalls makes of them (what muon-expand-step emits by
+  /// default); without, one rooted call per step.
   Estimate estimate(ScheduleKind kind, int64_t prefetch = 0,
-                    bool trace = false);
+                    bool trace = false, bool batch = true);
 
 private:
   struct Steps;
@@ -114,7 +117,8 @@ private:
 Estimate estimateSchedule(const std::vector<ParamCostInput> &params,
                           const layout::Mesh &mesh, int64_t nsSteps,
                           const CostModel &model, ScheduleKind kind,
-                          int64_t prefetch = 0, bool trace = false);
+                          int64_t prefetch = 0, bool trace = false,
+                          bool batch = true);
 
 /// No schedule of these owners beats this: the busiest rank's link time or
 /// Newton-Schulz time, whichever is larger (max over ranks of

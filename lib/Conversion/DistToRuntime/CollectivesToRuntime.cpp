@@ -394,6 +394,68 @@ struct AllToAllToRuntime : DistPattern<AllToAllOp> {
   }
 };
 
+/// dist.gather_batch / dist.scatter_batch: every item's extents and result
+/// buffer as for the single op, then one batch of runtime items ended by
+/// one exchange (muon_rt_batch_begin, muon_rt_batch_item per item,
+/// muon_rt_batch_end).
+template <typename BatchOp, bool Gathering>
+struct BatchToRuntime : DistPattern<BatchOp> {
+  using DistPattern<BatchOp>::DistPattern;
+  using Adaptor = typename DistPattern<BatchOp>::Adaptor;
+  LogicalResult lower(BatchOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    const CollectiveLowering &l = this->lowering;
+    Location loc = op.getLoc();
+    Value comm = l.comms.lookup(op);
+    struct Item {
+      Value in, out, buf, table;
+      RankedTensorType outT;
+      int64_t dim, root;
+    };
+    SmallVector<Item> items;
+    for (auto [i, input] : llvm::enumerate(adaptor.getInputs())) {
+      Item it;
+      it.in = input;
+      it.outT = cast<RankedTensorType>(op.getResults()[i].getType());
+      it.dim = op.getDims()[i];
+      it.root = op.getRoots()[i];
+      auto inT = cast<RankedTensorType>(input.getType());
+      int64_t length = Gathering ? it.outT.getDimSize(it.dim)
+                                 : inT.getDimSize(it.dim);
+      // A scatter's full tensor is meaningful on its root only.
+      std::optional<int64_t> root =
+          Gathering ? std::nullopt : std::optional<int64_t>(it.root);
+      CollectiveLowering::Extents ext =
+          l.extents(rewriter, loc, op, input, it.dim, Gathering, length,
+                    std::nullopt, std::nullopt, root);
+      it.table = ext.table;
+      std::tie(it.buf, it.out) = RuntimeCalls::allocate(
+          rewriter, loc, it.outT,
+          l.resultSizes(rewriter, loc, it.outT, input, it.dim, ext, comm,
+                        Gathering, root));
+      items.push_back(it);
+    }
+    Value batch = l.rt.callValue(
+        rewriter, loc, RuntimeFn::muon_rt_batch_begin,
+        {comm, RuntimeCalls::i64(rewriter, loc,
+                                 Gathering ? MUON_RT_BATCH_GATHER
+                                           : MUON_RT_BATCH_SCATTER)});
+    for (const Item &it : items)
+      l.rt.call(rewriter, loc, RuntimeFn::muon_rt_batch_item,
+                {batch, RuntimeCalls::unrankedBufferOf(rewriter, loc, it.in),
+                 it.out, RuntimeCalls::i64(rewriter, loc, it.dim),
+                 RuntimeCalls::i64(rewriter, loc, it.root), it.table});
+    l.rt.call(rewriter, loc, RuntimeFn::muon_rt_batch_end,
+              {batch, RuntimeCalls::i64(rewriter, loc, 0)}); // synchronous
+    SmallVector<Value> results;
+    for (const Item &it : items)
+      results.push_back(
+          RuntimeCalls::tensorOf(rewriter, loc, it.buf, it.outT));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct RankToRuntime : DistPattern<RankOp> {
   using DistPattern::DistPattern;
   bool needsCommunicator() const override { return false; }
@@ -425,6 +487,7 @@ void muon::populateDistCollectiveToRuntimePatterns(
   CollectiveLowering lowering(rt, comms);
   patterns.add<AllGatherToRuntime, GatherToRuntime, ScatterToRuntime,
                ReduceScatterToRuntime, AllReduceToRuntime, BroadcastToRuntime,
-               AllToAllToRuntime, RankToRuntime, CoordToRuntime>(
-      patterns.getContext(), lowering);
+               AllToAllToRuntime, BatchToRuntime<GatherBatchOp, true>,
+               BatchToRuntime<ScatterBatchOp, false>, RankToRuntime,
+               CoordToRuntime>(patterns.getContext(), lowering);
 }

@@ -62,7 +62,8 @@ LogicalResult checkLowerable(func::FuncOp f) {
     if (!op->getDialect() || !isa<DistDialect>(op->getDialect()))
       return WalkResult::advance();
     if (isa<CollectiveOpInterface>(op)) {
-      if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
+      // A token result, used or not, makes the op asynchronous.
+      if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<TokenType>)) {
         op->emitOpError("is asynchronous (!dist.token); the CPU lowering "
                         "runs collectives synchronously and does not lower "
                         "tokens yet");

@@ -667,3 +667,106 @@ func.func @f(%x: tensor<16x8xf32>) {
 // before any of them can overflow.
 // expected-error @+1 {{'dist.mesh' op has more than 2^31 ranks (the product of its axis sizes); the largest supported mesh has 2^31}}
 dist.mesh @huge [a = 65536, b = 65536, c = 2]
+
+//===----------------------------------------------------------------------===//
+// dist.gather_batch / dist.scatter_batch
+//===----------------------------------------------------------------------===//
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f() {
+  // expected-error @+1 {{'dist.gather_batch' op has no items}}
+  "dist.gather_batch"() <{axes = ["dp"], dims = array<i64>, mesh = @m, roots = array<i64>, resultSegmentSizes = array<i32: 0, 0>}> : () -> ()
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op has 2 operands but 1 results}}
+  %0 = dist.gather_batch %x, %x on @m axes [dp] dims [0, 0] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op has 2 items but 1 dims and 2 roots}}
+  %0:2 = dist.gather_batch %x, %x on @m axes [dp] dims [0] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 1: dimension 2 is out of range for a rank-2 tensor}}
+  %0:2 = dist.scatter_batch %x, %x on @m axes [tp] dims [0, 2] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<2x8xf32>, tensor<4x4xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: result element type 'f16' differs from the operand's 'f32'}}
+  %0 = dist.gather_batch %x on @m axes [dp] dims [0] roots [0] : (tensor<4x8xf32>) -> (tensor<16x8xf16>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: result rank 1 differs from the operand rank 2}}
+  %0 = dist.gather_batch %x on @m axes [dp] dims [0] roots [0] : (tensor<4x8xf32>) -> (tensor<16xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 1: root 4 is out of range for a group of 4 ranks}}
+  %0:2 = dist.gather_batch %x, %x on @m axes [dp] dims [0, 0] roots [3, 4] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 1: result dimension 1 has size 17, but gathering 8 from each of 2 ranks gives 16}}
+  %0:2 = dist.gather_batch %x, %x on @m axes [tp] dims [0, 1] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<4x17xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%y: tensor<6x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 0: result dimension 0 is static (1) but 6 does not split evenly over 4 ranks; use a dynamic size for uneven chunks}}
+  %0 = dist.scatter_batch %y on @m axes [dp] dims [0] roots [0] : (tensor<6x8xf32>) -> (tensor<1x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 0: result dimension 1 has size 4 but the operand has 8}}
+  %0 = dist.scatter_batch %x on @m axes [dp] dims [0] roots [0] : (tensor<4x8xf32>) -> (tensor<1x4xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op mesh @m has no axis 'ep'}}
+  %0 = dist.gather_batch %x on @m axes [ep] dims [0] roots [0] : (tensor<4x8xf32>) -> (tensor<16x8xf32>)
+  return
+}

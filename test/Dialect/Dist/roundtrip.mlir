@@ -96,6 +96,19 @@ func.func @collectives(%x: tensor<4x8xf32>, %full: tensor<16x8xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @batches
+func.func @batches(%x: tensor<4x8xf32>, %y: tensor<8x2xf32>, %u: tensor<?x8xf32>,
+                   %full: tensor<16x8xf32>, %w: tensor<8x8xf32>) {
+  // CHECK: %{{.*}}:3 = dist.gather_batch %{{.*}}, %{{.*}}, %{{.*}} on @m axes [dp] dims [0, 1, 0] roots [0, 3, 1] : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<?x8xf32>) -> (tensor<16x8xf32>, tensor<8x8xf32>, tensor<?x8xf32>)
+  %0:3 = dist.gather_batch %x, %y, %u on @m axes [dp] dims [0, 1, 0] roots [0, 3, 1] : (tensor<4x8xf32>, tensor<8x2xf32>, tensor<?x8xf32>) -> (tensor<16x8xf32>, tensor<8x8xf32>, tensor<?x8xf32>)
+  // CHECK: %{{.*}}:2 = dist.scatter_batch %{{.*}}, %{{.*}} on @m axes [tp] dims [0, 1] roots [1, 0] : (tensor<16x8xf32>, tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x4xf32>)
+  %1:2 = dist.scatter_batch %full, %w on @m axes [tp] dims [0, 1] roots [1, 0] : (tensor<16x8xf32>, tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x4xf32>)
+  // CHECK: %{{.*}}, %{{.*}} = dist.gather_batch %{{.*}} on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
+  %2, %t = dist.gather_batch %x on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
+  dist.wait %t
+  return
+}
+
 // CHECK-LABEL: func.func @async
 func.func @async(%x: tensor<4x8xf32>, %full: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // CHECK: %[[R0:.*]], %[[T0:.*]] = dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<4x8xf32> -> tensor<16x8xf32>, !dist.token

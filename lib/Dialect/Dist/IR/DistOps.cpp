@@ -169,13 +169,14 @@ enum class DimRule { Same, Gather, Scatter };
 
 /// Checks result dim `d` against operand dim `d` for a group of `k` ranks.
 static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
-                              int64_t out, int64_t k, DimRule rule) {
+                              int64_t out, int64_t k, DimRule rule,
+                              StringRef item = "") {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out)) {
     // A dynamic operand covers uneven shards; a static result of a scatter
     // must still be well defined, which needs a static, even operand.
     if (rule == DimRule::Scatter && !ShapedType::isDynamic(out) &&
         ShapedType::isDynamic(in))
-      return op->emitOpError("result dimension ")
+      return op->emitOpError() << item << "result dimension "
              << d << " is static (" << out
              << ") but the operand size is dynamic; make it dynamic too";
     return success();
@@ -183,23 +184,23 @@ static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
   switch (rule) {
   case DimRule::Same:
     if (in != out)
-      return op->emitOpError("result dimension ")
+      return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << " but the operand has " << in;
     return success();
   case DimRule::Gather:
     if (out != in * k)
-      return op->emitOpError("result dimension ")
+      return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << ", but gathering " << in
              << " from each of " << k << " ranks gives " << in * k;
     return success();
   case DimRule::Scatter:
     if (in % k != 0)
-      return op->emitOpError("result dimension ")
+      return op->emitOpError() << item << "result dimension "
              << d << " is static (" << out << ") but " << in
              << " does not split evenly over " << k
              << " ranks; use a dynamic size for uneven chunks";
     if (out != in / k)
-      return op->emitOpError("result dimension ")
+      return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << ", but splitting " << in
              << " over " << k << " ranks gives " << in / k;
     return success();
@@ -208,37 +209,51 @@ static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
 }
 
 /// Checks element type, rank, dims and per-dim size rules of a collective.
+/// `item` prefixes messages about one item of a batch ("item 2: ").
 static LogicalResult
-verifyCollectiveShapes(Operation *op, int64_t k,
-                       function_ref<DimRule(int64_t)> ruleForDim) {
-  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+verifyCollectiveShapes(Operation *op, RankedTensorType in,
+                       RankedTensorType out, int64_t k,
+                       function_ref<DimRule(int64_t)> ruleForDim,
+                       StringRef item = "") {
   for (int64_t d = 0; d < in.getRank() && d < out.getRank(); ++d)
     if (failed(checkDim(op, d, in.getDimSize(d), out.getDimSize(d), k,
-                        ruleForDim(d))))
+                        ruleForDim(d), item)))
       return failure();
   return success();
 }
+static LogicalResult
+verifyCollectiveShapes(Operation *op, int64_t k,
+                       function_ref<DimRule(int64_t)> ruleForDim) {
+  return verifyCollectiveShapes(
+      op, cast<RankedTensorType>(op->getOperand(0).getType()),
+      cast<RankedTensorType>(op->getResult(0).getType()), k, ruleForDim);
+}
 
 /// Mesh-independent checks shared by every collective.
-static LogicalResult verifyCollectiveBase(Operation *op,
-                                          ArrayRef<int64_t> dims) {
-  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+static LogicalResult verifyCollectiveBase(Operation *op, RankedTensorType in,
+                                          RankedTensorType out,
+                                          ArrayRef<int64_t> dims,
+                                          StringRef item = "") {
   if (in.getElementType() != out.getElementType())
-    return op->emitOpError("result element type ")
-           << out.getElementType() << " differs from the operand's "
-           << in.getElementType();
+    return op->emitOpError()
+           << item << "result element type " << out.getElementType()
+           << " differs from the operand's " << in.getElementType();
   if (in.getRank() != out.getRank())
-    return op->emitOpError("result rank ")
-           << out.getRank() << " differs from the operand rank "
-           << in.getRank();
+    return op->emitOpError()
+           << item << "result rank " << out.getRank()
+           << " differs from the operand rank " << in.getRank();
   for (int64_t d : dims)
     if (d < 0 || d >= in.getRank())
-      return op->emitOpError("dimension ")
-             << d << " is out of range for a rank-" << in.getRank()
-             << " tensor";
+      return op->emitOpError()
+             << item << "dimension " << d << " is out of range for a rank-"
+             << in.getRank() << " tensor";
   return success();
+}
+static LogicalResult verifyCollectiveBase(Operation *op,
+                                          ArrayRef<int64_t> dims) {
+  return verifyCollectiveBase(
+      op, cast<RankedTensorType>(op->getOperand(0).getType()),
+      cast<RankedTensorType>(op->getResult(0).getType()), dims);
 }
 
 /// Rooted gather/scatter with per-rank `sizes` or `weights` along `dim`:
@@ -289,10 +304,12 @@ static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
   return success();
 }
 
-static LogicalResult verifyRoot(Operation *op, int64_t root, int64_t k) {
+static LogicalResult verifyRoot(Operation *op, int64_t root, int64_t k,
+                                StringRef item = "") {
   if (root < 0 || root >= k)
-    return op->emitOpError("root ")
-           << root << " is out of range for a group of " << k << " ranks";
+    return op->emitOpError()
+           << item << "root " << root << " is out of range for a group of "
+           << k << " ranks";
   return success();
 }
 
@@ -471,6 +488,64 @@ LogicalResult ScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
     return d == dim ? DimRule::Scatter : DimRule::Same;
   });
+}
+
+/// Mesh-independent checks of a batch: one dim and root per item, and each
+/// item a valid rooted collective on its own.
+template <typename BatchOp>
+static LogicalResult verifyBatch(BatchOp op) {
+  size_t n = op.getInputs().size();
+  if (n == 0)
+    return op.emitOpError("has no items");
+  if (op.getResults().size() != n)
+    return op.emitOpError("has ")
+           << n << " operands but " << op.getResults().size() << " results";
+  if (op.getDims().size() != n || op.getRoots().size() != n)
+    return op.emitOpError("has ")
+           << n << " items but " << op.getDims().size() << " dims and "
+           << op.getRoots().size() << " roots";
+  for (size_t i = 0; i < n; ++i)
+    if (failed(verifyCollectiveBase(
+            op, cast<RankedTensorType>(op.getInputs()[i].getType()),
+            cast<RankedTensorType>(op.getResults()[i].getType()),
+            {op.getDims()[i]}, "item " + std::to_string(i) + ": ")))
+      return failure();
+  return success();
+}
+
+/// Checks that need the mesh: roots inside the group, sizes by the chunk
+/// rule (gathering or scattering along each item's dim).
+template <typename BatchOp>
+static LogicalResult verifyBatchSymbolUses(BatchOp op, DimRule splitRule,
+                                           SymbolTableCollection &tables) {
+  FailureOr<MeshAxes> g =
+      resolveMeshAxes(op, op.getMeshAttr(), op.getAxes(), tables);
+  if (failed(g))
+    return failure();
+  for (size_t i = 0; i < op.getInputs().size(); ++i) {
+    std::string item = "item " + std::to_string(i) + ": ";
+    int64_t dim = op.getDims()[i];
+    if (failed(verifyRoot(op, op.getRoots()[i], g->groupSize, item)) ||
+        failed(verifyCollectiveShapes(
+            op, cast<RankedTensorType>(op.getInputs()[i].getType()),
+            cast<RankedTensorType>(op.getResults()[i].getType()),
+            g->groupSize,
+            [&](int64_t d) { return d == dim ? splitRule : DimRule::Same; },
+            item)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GatherBatchOp::verify() { return verifyBatch(*this); }
+LogicalResult
+GatherBatchOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyBatchSymbolUses(*this, DimRule::Gather, tables);
+}
+LogicalResult ScatterBatchOp::verify() { return verifyBatch(*this); }
+LogicalResult
+ScatterBatchOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyBatchSymbolUses(*this, DimRule::Scatter, tables);
 }
 
 LogicalResult AllToAllOp::verify() {

@@ -10,6 +10,7 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Plan/Batch.h"
 #include "muon/Plan/Schedule.h"
 #include "muon/Support/VerifyPassOutput.h"
 
@@ -50,8 +51,8 @@ namespace {
 /// Emits the SPMD code of one muon.step.
 class StepExpander {
 public:
-  StepExpander(StepOp step, const StepFacts &facts)
-      : step(step), facts(facts), b(step), loc(step.getLoc()),
+  StepExpander(StepOp step, const StepFacts &facts, bool batch)
+      : step(step), facts(facts), batch(batch), b(step), loc(step.getLoc()),
         meshRef(cast<dist::DistTensorType>(step.getParams()[0].getType()).getMesh()) {}
 
   void run() {
@@ -63,12 +64,15 @@ public:
     size_t n = facts.params.size();
     std::vector<ParamState> states(n);
     for (std::vector<size_t> &round : scheduleRounds(owners)) {
-      // A round's gathers are issued together, then every owner
-      // orthogonalises its parameter at once, then the redistributes.
+      // A round's gathers are issued together (batched where they share a
+      // communicator: plan::roundCalls), then every owner orthogonalises
+      // its parameter at once, then the redistributes.
       for (size_t i : round)
         states[i] = begin(i, owners[i]);
+      emitCalls(round, states, /*afterNs=*/false);
       for (size_t i : round)
         orthogonalise(states[i]);
+      emitCalls(round, states, /*afterNs=*/true);
       for (size_t i : round)
         finish(states[i]);
     }
@@ -102,6 +106,7 @@ private:
 
   StepOp step;
   const StepFacts &facts;
+  bool batch;
   OpBuilder b;
   Location loc;
   FlatSymbolRefAttr meshRef;
@@ -132,13 +137,17 @@ private:
                                  s.group);
   }
 
-  /// `body()` on the ranks of the parameter's group; elsewhere `others`.
-  SmallVector<Value> inGroup(const ParamState &s, TypeRange types,
-                             ValueRange others,
-                             function_ref<SmallVector<Value>()> body) {
-    if (!s.inGroup)
-      return body();
-    auto ifOp = scf::IfOp::create(b, loc, types, s.inGroup,
+  /// `body()` on the ranks where `cond` holds (all when null), cast to
+  /// `types`; elsewhere `others` (placeholders when empty).
+  SmallVector<Value> where(Value cond, TypeRange types, ValueRange others,
+                           function_ref<SmallVector<Value>()> body) {
+    if (!cond) {
+      SmallVector<Value> values = body();
+      for (auto [v, t] : llvm::zip(values, types))
+        v = castTo(v, t);
+      return values;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, types, cond,
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
@@ -147,12 +156,22 @@ private:
       v = castTo(v, t);
     scf::YieldOp::create(b, loc, values);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    scf::YieldOp::create(b, loc, others);
+    SmallVector<Value> elseValues(others);
+    if (elseValues.empty())
+      for (Type t : types)
+        elseValues.push_back(placeholder(cast<RankedTensorType>(t)));
+    scf::YieldOp::create(b, loc, elseValues);
     return SmallVector<Value>(ifOp.getResults());
   }
 
-  /// Phase 1: local views, gradient reductions, momentum, and the gathers
-  /// up to the owner.
+  /// `body()` on the ranks of the parameter's group; elsewhere `others`.
+  SmallVector<Value> inGroup(const ParamState &s, TypeRange types,
+                             ValueRange others,
+                             function_ref<SmallVector<Value>()> body) {
+    return where(s.inGroup, types, others, body);
+  }
+
+  /// Phase 1: local views, gradient reductions and momentum.
   ParamState begin(size_t i, int64_t owner) {
     const ParamFacts &p = facts.params[i];
     const plan::ParamPlan &pp = p.plan;
@@ -188,9 +207,6 @@ private:
     s.inGroup = coordsEqual(fixedAxes, pp.fixed);
 
     RankedTensorType xT = localOf(s, p.layout);
-    for (size_t k = 0; k < s.nsStep; ++k)
-      if (s.steps[k].kind == plan::CommStep::Kind::Gather)
-        xT = localOf(s, s.steps[k].to);
     SmallVector<Value> out = inGroup(
         s, {xT, s.localT}, {placeholder(xT), s.ml}, [&] {
           size_t next = 0;
@@ -211,36 +227,65 @@ private:
               step.getMomentumForm() == MomentumForm::Sum ? b.getUnitAttr()
                                                           : UnitAttr(),
               step.getNesterov() ? b.getUnitAttr() : UnitAttr());
-          Value x = castTo(mu.getUpdate(), localOf(s, p.layout));
-          for (; next < s.nsStep; ++next)
-            x = emitCommStep(s, s.steps[next], x);
-          return SmallVector<Value>{x, mu.getNewMomentum()};
+          return SmallVector<Value>{mu.getUpdate(), mu.getNewMomentum()};
         });
     s.x = out[0];
     s.newMLocal = out[1];
     return s;
   }
 
+  /// The gathers (`afterNs` false) or the redistributes of a round, call
+  /// by call: a call of one step as that step, a call of several as one
+  /// batched collective.
+  void emitCalls(ArrayRef<size_t> round, std::vector<ParamState> &states,
+                 bool afterNs) {
+    std::vector<plan::RoundParam> params;
+    for (size_t i : round)
+      params.push_back({&facts.params[i].plan, &states[i].steps,
+                        states[i].ownerCoords});
+    for (const plan::RoundCall &call :
+         plan::roundCalls(params, afterNs, batch)) {
+      if (call.items.size() == 1) {
+        ParamState &s = states[round[call.items[0].first]];
+        s.x = emitStep(s, s.steps[call.items[0].second], s.x);
+        continue;
+      }
+      SmallVector<ParamState *> items;
+      SmallVector<const plan::CommStep *> steps;
+      for (auto [k, j] : call.items) {
+        items.push_back(&states[round[k]]);
+        steps.push_back(&items.back()->steps[j]);
+      }
+      SmallVector<Value> xs = batchStep(items, steps);
+      for (auto [s, x] : llvm::zip(items, xs))
+        s->x = x;
+    }
+  }
+
+  /// The ranks that take part in step `c` of `s`: null when all do.
+  Value participating(const ParamState &s, const plan::CommStep &c) {
+    std::vector<int64_t> want = plan::participants(
+        facts.params[s.index].plan, c, s.ownerCoords);
+    SmallVector<int> axes;
+    for (int a = 0; a < mesh().numAxes(); ++a)
+      if (want[a] >= 0)
+        axes.push_back(a);
+    return coordsEqual(axes, want);
+  }
+
   /// Phase 2: Newton-Schulz on the owner (and the ranks that hold the same
   /// gathered matrix).
   void orthogonalise(ParamState &s) {
-    if (s.nsStep >= s.steps.size())
-      return;
-    RankedTensorType t = localOf(s, s.steps[s.nsStep].to);
-    s.x = inGroup(s, {t}, {placeholder(t)}, [&] {
-      return SmallVector<Value>{emitCommStep(s, s.steps[s.nsStep], s.x)};
-    })[0];
+    if (s.nsStep < s.steps.size())
+      s.x = emitStep(s, s.steps[s.nsStep], s.x);
   }
 
-  /// Phase 3: redistribute the update and apply it.
+  /// Phase 3: apply the redistributed update.
   void finish(ParamState &s) {
     const ParamFacts &p = facts.params[s.index];
     Value newPLocal =
         inGroup(s, {s.localT}, {s.pl}, [&] {
-          Value x = s.x;
-          for (size_t k = s.nsStep + 1; k < s.steps.size(); ++k)
-            x = emitCommStep(s, s.steps[k], x);
-          Value o = castTo(x, s.localT);
+          Value o = castTo(s.x, s.localT);
           double scale = updateScale(step.getLrAdjust(), p.plan.m, p.plan.n);
           return SmallVector<Value>{ApplyUpdateOp::create(
               b, loc, s.pl, o, step.getLrAttr(), step.getWeightDecayAttr(),
@@ -252,35 +297,64 @@ private:
                                        s.newMLocal);
   }
 
-  /// One gather, Newton-Schulz, scatter or broadcast of the plan.
-  Value emitCommStep(const ParamState &s, const plan::CommStep &c, Value x) {
+  /// One gather, Newton-Schulz, scatter or broadcast of the plan, on the
+  /// ranks that take part in it (a condition uniform over its
+  /// communicator: the parameter's group, and the replicas and axes
+  /// already gathered matching the owner).
+  Value emitStep(const ParamState &s, const plan::CommStep &c, Value x) {
     RankedTensorType resultT = localOf(s, c.to);
-    // Ranks that hold data for the step: replicas and the axes already
-    // gathered match the owner.
-    Value holders = coordsEqual(c.holderAxes, s.ownerCoords);
-    switch (c.kind) {
-    case plan::CommStep::Kind::ReduceGrad:
-      llvm_unreachable("gradient reductions come first");
-    case plan::CommStep::Kind::Gather:
-      return onlyWhere(holders, resultT,
-                       [&]() { return gatherStep(c, x, resultT); });
-    case plan::CommStep::Kind::NewtonSchulz:
-      return onlyWhere(holders, resultT, [&]() -> Value {
+    return onlyWhere(participating(s, c), resultT, [&]() -> Value {
+      switch (c.kind) {
+      case plan::CommStep::Kind::ReduceGrad:
+        llvm_unreachable("gradient reductions come first");
+      case plan::CommStep::Kind::Gather:
+        return gatherStep(c, x, resultT);
+      case plan::CommStep::Kind::NewtonSchulz:
         return NewtonSchulzOp::create(
             b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
             b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
             TypeAttr::get(step.getNsElementType()));
-      });
-    case plan::CommStep::Kind::Scatter:
-      return onlyWhere(holders, resultT,
-                       [&]() { return scatterStep(c, x, resultT); });
-    case plan::CommStep::Kind::Broadcast:
-      return dist::BroadcastOp::create(b, loc, x.getType(), Type(), x,
-                                       meshRef, axisNames(c.axes),
-                                       b.getI64IntegerAttr(c.root))
-          .getResult();
+      case plan::CommStep::Kind::Scatter:
+        return scatterStep(c, x, resultT);
+      case plan::CommStep::Kind::Broadcast:
+        return dist::BroadcastOp::create(b, loc, x.getType(), Type(), x,
+                                         meshRef, axisNames(c.axes),
+                                         b.getI64IntegerAttr(c.root))
+            .getResult();
+      }
+      llvm_unreachable("unknown step kind");
+    });
+  }
+
+  /// Gathers or scatters of several parameters (same kind, communicator
+  /// and participants: plan::roundCalls) as one dist.gather_batch /
+  /// dist.scatter_batch.
+  SmallVector<Value> batchStep(ArrayRef<ParamState *> items,
+                               ArrayRef<const plan::CommStep *> steps) {
+    const plan::CommStep &first = *steps.front();
+    SmallVector<Type> types;
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> dims, roots;
+    for (auto [s, c] : llvm::zip(items, steps)) {
+      types.push_back(localOf(*s, c->to));
+      inputs.push_back(s->x);
+      dims.push_back(c->dim);
+      roots.push_back(c->root);
     }
-    llvm_unreachable("unknown step kind");
+    return where(participating(*items.front(), first), types, {}, [&] {
+      Operation *op;
+      if (first.kind == plan::CommStep::Kind::Gather)
+        op = dist::GatherBatchOp::create(b, loc, types, Type(), inputs,
+                                         meshRef, axisNames(first.axes),
+                                         b.getDenseI64ArrayAttr(dims),
+                                         b.getDenseI64ArrayAttr(roots));
+      else
+        op = dist::ScatterBatchOp::create(b, loc, types, Type(), inputs,
+                                          meshRef, axisNames(first.axes),
+                                          b.getDenseI64ArrayAttr(dims),
+                                          b.getDenseI64ArrayAttr(roots));
+      return SmallVector<Value>(op->getResults().take_front(types.size()));
+    });
   }
 
   Value index(int64_t v) {
@@ -321,18 +395,8 @@ private:
   /// of type `t` elsewhere.
   Value onlyWhere(Value cond, RankedTensorType t,
                   function_ref<Value()> body) {
-    if (!cond)
-      return castTo(body(), t);
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{t}, cond,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      scf::YieldOp::create(b, loc, castTo(body(), t));
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      scf::YieldOp::create(b, loc, placeholder(t));
-    }
-    return ifOp.getResult(0);
+    return where(cond, {t}, {},
+                 [&] { return SmallVector<Value>{body()}; })[0];
   }
 
   ArrayAttr axisNames(ArrayRef<int> axes) {
@@ -456,6 +520,8 @@ void recordRoles(StepOp step, int64_t stepIndex) {
 
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
+  using MuonExpandStepBase::MuonExpandStepBase;
+
   void runOnOperation() override {
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
@@ -476,7 +542,7 @@ struct MuonExpandStepPass
       // the body they sit.
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
-      StepExpander(step, *facts).run();
+      StepExpander(step, *facts, batchCollectives).run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))
       signalPassFailure();

@@ -113,6 +113,8 @@ void printScheduleEstimates(const plan::CostModel &model,
   row("naive", estimator.estimate(plan::ScheduleKind::Naive, 0));
   row("sequential", estimator.estimate(plan::ScheduleKind::Sequential, 0));
   row("rounds", rounds);
+  row("rounds-unbatched",
+      estimator.estimate(plan::ScheduleKind::Rounds, 0, false, false));
   row("rounds+prefetch1", estimator.estimate(plan::ScheduleKind::Rounds, 1));
   row("rounds+prefetch2", estimator.estimate(plan::ScheduleKind::Rounds, 2));
   os << llvm::format("  %-18s %12.1f %10.3f\n", "lower bound", bound * 1e6,
@@ -195,12 +197,22 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
                       std::vector<double>(owners.size(), 0),
                       step.getAsyncGpuParallelism())
                       .size();
+  // Collective calls per rank, batched as muon-expand-step emits them and
+  // with one rooted call per gather and scatter.
+  auto mostCalls = [](const plan::Estimate &e) {
+    return static_cast<long long>(
+        *std::max_element(e.collectives.begin(), e.collectives.end()));
+  };
+  plan::Estimate unbatched =
+      estimator.estimate(scheduleOf(step), 0, false, /*batch=*/false);
   os << llvm::format("schedule: %s, %zu round%s, blocking collectives; "
-                     "estimated step %.1f us on the H100 model "
+                     "at most %lld collective calls per rank (%lld without "
+                     "batching); estimated step %.1f us on the H100 model "
                      "(docs/schedule.md)\n",
                      step.getAsyncGpuParallelism() ? "rounds"
                                                    : "one parameter at a time",
-                     rounds, rounds == 1 ? "" : "s", est.stepSeconds * 1e6);
+                     rounds, rounds == 1 ? "" : "s", mostCalls(est),
+                     mostCalls(unbatched), est.stepSeconds * 1e6);
   if (schedules)
     printScheduleEstimates(model, estimator, os);
 }

@@ -164,6 +164,21 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
 int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
                                         muon_rt_memref *out, int64_t split_dim,
                                         int64_t concat_dim, int64_t async);
+/* Batched rooted gathers or scatters over one communicator
+ * (dist.gather_batch / dist.scatter_batch), exchanged in one all-to-all:
+ * muon_rt_batch_begin opens a batch of `kind` MUON_RT_BATCH_GATHER or
+ * MUON_RT_BATCH_SCATTER and returns its handle; each muon_rt_batch_item
+ * adds one item with the arguments muon_rt_gather / muon_rt_scatter take;
+ * muon_rt_batch_end runs the exchange (the only collective call: counted
+ * once) and returns a request handle (async != 0) or 0. Every buffer must
+ * stay valid until the exchange completes. Items are checked like the
+ * single calls; a mistake names the item ("gather_batch item 2"). */
+enum { MUON_RT_BATCH_GATHER = 0, MUON_RT_BATCH_SCATTER = 1 };
+int64_t muon_rt_batch_begin(int64_t comm, int64_t kind);
+void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
+                                     muon_rt_memref *out, int64_t dim,
+                                     int64_t root, muon_rt_i64_array *extents);
+int64_t muon_rt_batch_end(int64_t batch, int64_t async);
 /* The root's size of dim `dim` of its operand, on every member: sizes a
  * scatter/broadcast result whose operand is only meaningful on the root. */
 int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,

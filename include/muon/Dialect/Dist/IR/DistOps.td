@@ -193,6 +193,55 @@ def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all",
   }];
 }
 
+class Dist_BatchOp<string mnemonic>
+    : Dist_Op<mnemonic, [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+                         Dist_CollectiveOpInterface,
+                         AttrSizedResultSegments]> {
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$roots);
+  let results = (outs Variadic<AnyRankedTensor>:$results,
+                      Optional<Dist_TokenType>:$token);
+  let assemblyFormat = "$inputs `on` $mesh `axes` custom<AxisList>($axes) "
+      "`dims` $dims `roots` $roots attr-dict `:` `(` type($inputs) `)` `->` "
+      "`(` type($results) `)` (`,` type($token)^)?";
+  let hasVerifier = 1;
+  code batchDescription = [{
+    Item `i` (operand `i`, result `i`, `dims[i]`, `roots[i]`) means what
+    the rooted op with that operand, result, dim and root means, with the
+    chunk rule along the dim (pieces of uneven length are dynamic sizes).
+    The items of one op travel in one exchange over the communicator
+    (an all-to-all with per-member counts), so a batch of k items costs one
+    latency instead of k. Every member issues the op with the same items in
+    the same order (the SPMD rule); items may have different shapes, dims
+    and roots. With a `!dist.token` result the op is asynchronous.
+  }];
+}
+
+def Dist_GatherBatchOp : Dist_BatchOp<"gather_batch"> {
+  let summary = "Several rooted gathers over one communicator, in one exchange";
+  let description = batchDescription # [{
+    ```mlir
+    %a, %b = dist.gather_batch %x, %y on @mesh axes [dp] dims [0, 1]
+        roots [0, 1] : (tensor<4x8xf32>, tensor<8x2xf32>)
+        -> (tensor<8x8xf32>, tensor<8x4xf32>)
+    ```
+    Result `i` is defined on member `roots[i]` only.
+  }];
+}
+
+def Dist_ScatterBatchOp : Dist_BatchOp<"scatter_batch"> {
+  let summary = "Several rooted scatters over one communicator, in one exchange";
+  let description = batchDescription # [{
+    ```mlir
+    %a, %b = dist.scatter_batch %x, %y on @mesh axes [dp] dims [0, 1]
+        roots [0, 1] : (tensor<8x8xf32>, tensor<8x4xf32>)
+        -> (tensor<4x8xf32>, tensor<8x2xf32>)
+    ```
+    Operand `i` is read on member `roots[i]` only.
+  }];
+}
+
 def Dist_WaitOp : Dist_Op<"wait"> {
   let summary = "Wait for async collectives";
   let description = [{

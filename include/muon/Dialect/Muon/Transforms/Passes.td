@@ -59,7 +59,21 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     group's coordinate; nothing crosses the group. Expert stacks sharded
     over a batch dim are orthogonalised per group, with no collective over
     that axis.
+
+    Order (docs/schedule.md): with `async_gpu_parallelism` (the default) the
+    parameters go in rounds, each owner's largest first: a round's gathers,
+    then every owner's Newton-Schulz, then the round's scatters. Gathers
+    (scatters) of a round at the same position of their chains that run
+    over the same communicator on the same ranks become one
+    `dist.gather_batch` (`dist.scatter_batch`): one all-to-all instead of
+    one rooted call per parameter. `batch-collectives=false` keeps one
+    rooted call per parameter (to compare; the results are the same).
   }];
+  let options = [
+    Option<"batchCollectives", "batch-collectives", "bool", "true",
+           "Merge a round's gathers and scatters over one communicator "
+           "into batched calls (dist.gather_batch / dist.scatter_batch)">
+  ];
   let dependentDialects = [
     "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",

@@ -1,0 +1,217 @@
+//===- Batch.cpp - Many rooted gathers or scatters in one exchange --------===//
+//
+// dist.gather_batch / dist.scatter_batch: the items of a batch (each one
+// rooted gather or scatter over the same communicator, with its own tensor,
+// dim, root and extents) travel in one all-to-all with per-member counts.
+// Member j sends member d the concatenation, in item order, of its pieces
+// of the items rooted at d (gather), or, on a root, the pieces for d of the
+// items it roots (scatter). Every piece is checked against its extents as
+// the single collectives check it; the batch counts as one call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Call.h"
+
+#include <cstring>
+#include <map>
+
+using namespace muon::rt;
+
+namespace {
+
+enum BatchKind : int64_t {
+  GatherKind = MUON_RT_BATCH_GATHER,
+  ScatterKind = MUON_RT_BATCH_SCATTER
+};
+
+/// One item: its tensors (validated) and where its pieces go.
+struct Item {
+  TensorView in, out;
+  int64_t root = 0;
+  std::vector<int64_t> extents;
+  int64_t outer = 1, inner = 1, total = 0;
+  /// Offset of every member's piece along the split dim.
+  std::vector<int64_t> offsets;
+};
+
+struct Batch {
+  int64_t comm = 0;
+  BatchKind kind = GatherKind;
+  std::vector<Item> items;
+};
+
+std::map<int64_t, Batch> open;
+int64_t nextBatch = 1;
+
+/// The all-to-all of a batch: counts, and both buffers in the request's
+/// staging (the blocks to send, one spare element, the received blocks), so
+/// they live until the request completes. The spare element keeps the two
+/// pointers apart when a member sends or receives nothing: Open MPI's
+/// non-blocking collectives take recvbuf == sendbuf for MPI_IN_PLACE and
+/// then ignore the send counts, which hangs the members waiting for them.
+struct Exchange {
+  Counts send, recv;
+  float *sendBuf = nullptr, *recvBuf = nullptr;
+
+  void allocate(Request &r, const std::vector<int64_t> &sendN,
+                const std::vector<int64_t> &recvN) {
+    send = Counts::of(sendN);
+    recv = Counts::of(recvN);
+    r.staging.resize(send.total() + 1 + recv.total());
+    sendBuf = r.staging.data();
+    recvBuf = sendBuf + send.total() + 1;
+  }
+};
+
+const char *nameOf(BatchKind k) {
+  return k == GatherKind ? "gather_batch" : "scatter_batch";
+}
+
+Batch &batchOf(int64_t handle, const char *op) {
+  auto it = open.find(handle);
+  if (it == open.end())
+    fatal(op, "", "unknown or already ended batch " + std::to_string(handle));
+  return it->second;
+}
+
+/// The exchange of a gather batch: every member sends each root its pieces;
+/// a root unpacks what arrives into its items' results.
+void planGather(Batch &b, const Communicator &c, Request &r, Exchange &x) {
+  int64_t k = c.size;
+  std::vector<int64_t> sendN(k, 0), recvN(k, 0);
+  for (const Item &it : b.items) {
+    sendN[it.root] += it.in.numElements();
+    if (it.root == c.rank)
+      for (int64_t s = 0; s < k; ++s)
+        recvN[s] += it.outer * it.extents[s] * it.inner;
+  }
+  x.allocate(r, sendN, recvN);
+  std::vector<int64_t> at = x.send.displs;
+  for (const Item &it : b.items) {
+    int64_t n = it.in.numElements();
+    if (n)
+      std::memcpy(x.sendBuf + at[it.root], it.in.data, sizeof(float) * n);
+    at[it.root] += n;
+  }
+  std::vector<Item> items = b.items;
+  float *recv = x.recvBuf;
+  int64_t me = c.rank;
+  Counts rc = x.recv;
+  r.finish = [items, recv, me, rc, k] {
+    for (int64_t s = 0; s < k; ++s) {
+      float *block = recv + rc.displs[s];
+      for (const Item &it : items) {
+        if (it.root != me)
+          continue;
+        copyBlock(it.out.data, block, it.total, it.offsets[s], it.extents[s],
+                  it.outer, it.inner, /*toBlock=*/false);
+        block += it.outer * it.extents[s] * it.inner;
+      }
+    }
+  };
+}
+
+/// The exchange of a scatter batch: a root sends each member its pieces of
+/// the items it roots; every member copies what arrives into its results.
+void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
+  int64_t k = c.size;
+  std::vector<int64_t> sendN(k, 0), recvN(k, 0);
+  for (const Item &it : b.items) {
+    recvN[it.root] += it.out.numElements();
+    if (it.root == c.rank)
+      for (int64_t d = 0; d < k; ++d)
+        sendN[d] += it.outer * it.extents[d] * it.inner;
+  }
+  x.allocate(r, sendN, recvN);
+  for (int64_t d = 0; d < k; ++d) {
+    float *block = x.sendBuf + x.send.displs[d];
+    for (const Item &it : b.items) {
+      if (it.root != c.rank)
+        continue;
+      copyBlock(it.in.data, block, it.total, it.offsets[d], it.extents[d],
+                it.outer, it.inner, /*toBlock=*/true);
+      block += it.outer * it.extents[d] * it.inner;
+    }
+  }
+  std::vector<Item> items = b.items;
+  float *recv = x.recvBuf;
+  Counts rc = x.recv;
+  r.finish = [items, recv, rc] {
+    std::vector<int64_t> at = rc.displs;
+    for (const Item &it : items) {
+      int64_t n = it.out.numElements();
+      if (n)
+        std::memcpy(it.out.data, recv + at[it.root], sizeof(float) * n);
+      at[it.root] += n;
+    }
+  };
+}
+
+} // namespace
+
+extern "C" {
+
+int64_t muon_rt_batch_begin(int64_t comm, int64_t kind) {
+  if (kind != GatherKind && kind != ScatterKind)
+    fatal("batch_begin", "", "unknown batch kind " + std::to_string(kind));
+  BatchKind k = static_cast<BatchKind>(kind);
+  communicator(comm, nameOf(k)); // an unknown handle fails here
+  int64_t id = nextBatch++;
+  open[id] = Batch{comm, k, {}};
+  return id;
+}
+
+void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
+                                     muon_rt_memref *out, int64_t dim,
+                                     int64_t root, muon_rt_i64_array *ext) {
+  Batch &b = batchOf(batch, "batch_item");
+  std::string name = std::string(nameOf(b.kind)) + " item " +
+                     std::to_string(b.items.size());
+  Call c(name, b.comm, in, out, /*counted=*/false);
+  Item it;
+  it.extents = c.extentsOf(ext);
+  c.checkRoot(root);
+  it.root = root;
+  bool isRoot = c.comm->rank == root;
+  bool gathering = b.kind == GatherKind;
+  const TensorView &piece = gathering ? c.in : c.out;
+  const TensorView &full = gathering ? c.out : c.in;
+  if (isRoot)
+    c.checkPieces(piece, full, dim, it.extents, gathering ? "operand" : "result",
+                  gathering ? "result" : "operand");
+  else
+    c.checkPiece(piece, dim, it.extents, gathering ? "operand" : "result");
+  it.in = c.in;
+  it.out = c.out;
+  // Only the root's full tensor is real; the others' pieces are whole.
+  it.outer = piece.outer(dim);
+  it.inner = piece.inner(dim);
+  for (int64_t e : it.extents) {
+    it.offsets.push_back(it.total);
+    it.total += e;
+  }
+  b.items.push_back(std::move(it));
+}
+
+int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
+  Batch b = std::move(batchOf(batch, "batch_end"));
+  open.erase(batch);
+  const Communicator &c = communicator(b.comm, nameOf(b.kind));
+  counters().collectives++;
+  Request r{nullptr, {}, {}, nameOf(b.kind), c.name,
+            tracing() ? traceNow() : 0.0};
+  Exchange x;
+  if (b.kind == GatherKind)
+    planGather(b, c, r, x);
+  else
+    planScatter(b, c, r, x);
+  counters().bytes_sent += 4 * x.send.total();
+  std::string error;
+  r.op = backend().allToAllV(c.backendId, x.sendBuf, x.send, x.recvBuf,
+                             x.recv, error);
+  if (!r.op)
+    fatal(r.name, r.comm, error);
+  return submit(std::move(r), async);
+}
+
+} // extern "C"
