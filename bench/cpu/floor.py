@@ -8,7 +8,9 @@ column), run by as many processes at once with no collectives
 (muon-bench-ns-work), the slowest process per step. The ratio separates
 our overhead (collectives, waiting, momentum and update) from how the
 machine's cores scale. Also one process doing everything (the 1-rank
-figure).
+figure). The step is measured twice, batched gathers and scatters (the
+default) and one rooted call each (--batch-collectives=false), with the
+collective calls per rank per step muon-run counts.
 
     python3 bench/cpu/floor.py [build dir]
 """
@@ -44,20 +46,26 @@ def floor(per_rank, ranks):
     return max(float(p.communicate()[0]) for p in procs)
 
 
-def measured(text, ranks):
+def measured(text, ranks, batch):
     path = f"{build}/floor-{ranks}.mlir"
     open(path, "w").write(text)
-    out = subprocess.run([run, path, "--steps", str(REPEAT)], text=True,
-                         capture_output=True, env=env).stdout
+    out = subprocess.run([run, path, "--steps", str(REPEAT),
+                          f"--batch-collectives={'true' if batch else 'false'}"],
+                         text=True, capture_output=True, env=env).stdout
     m = re.search(r"compiled step ([0-9.]+) s/step", out)
-    assert m and "PASS" in out, out
-    return float(m.group(1))
+    calls = re.search(r"collective calls per rank per step: r0=([0-9.]+)", out)
+    assert m and calls and "PASS" in out, out
+    return float(m.group(1)), float(calls.group(1))
 
 
 two = example.replace("[dp = 2, tp = 2]", "[dp = 2, tp = 1]")
-print("%-6s %14s %14s %8s" % ("ranks", "step s", "floor s", "ratio"))
+print("%-6s %10s %10s %10s %8s %8s %7s %7s" % (
+    "ranks", "batched s", "rooted s", "floor s", "x_floor", "x_floor_r",
+    "calls", "calls_r"))
 all_shapes = sum(owners(example).values(), [])
-print("%-6d %14s %14.4f %8s" % (1, "-", floor({0: all_shapes}, 1), "-"))
+print("%-6d %10s %10s %10.4f" % (1, "-", "-", floor({0: all_shapes}, 1)))
 for ranks, text in ((2, two), (4, example)):
-    step, fl = measured(text, ranks), floor(owners(text), ranks)
-    print("%-6d %14.4f %14.4f %8.3f" % (ranks, step, fl, step / fl))
+    (b, bc), (r, rc) = measured(text, ranks, True), measured(text, ranks, False)
+    fl = floor(owners(text), ranks)
+    print("%-6d %10.4f %10.4f %10.4f %8.3f %8.3f %7.0f %7.0f" % (
+        ranks, b, r, fl, b / fl, r / fl, bc, rc))

@@ -24,7 +24,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   if (options.assignOwners)
     pm.addPass(optim::createMuonAssignOwners());
   // Distribution and compute ops to runtime calls on local tensors.
-  pm.addPass(optim::createMuonExpandStep());
+  optim::MuonExpandStepOptions expand;
+  expand.batchCollectives = options.batchCollectives;
+  pm.addPass(optim::createMuonExpandStep(expand));
   pm.addPass(createConvertMuonToLinalg());
   ConvertMuonToRuntimeOptions nsOptions;
   nsOptions.target = options.target;

@@ -34,6 +34,36 @@ func.func @async(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
 
 // -----
 
+// A token nobody waits on still makes the op asynchronous.
+dist.mesh @m [dp = 2]
+func.func @async_unwaited(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'dist.all_gather' op is asynchronous (!dist.token); the CPU lowering runs collectives synchronously and does not lower tokens yet}}
+  %r, %t = dist.all_gather %x on @m axes [dp] dim 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+func.func @async_batch(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'dist.gather_batch' op is asynchronous (!dist.token); the CPU lowering runs collectives synchronously and does not lower tokens yet}}
+  %r:2, %t = dist.gather_batch %x, %x on @m axes [dp] dims [0, 0] roots [0, 1] : (tensor<4x4xf32>, tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>), !dist.token
+  dist.wait %t
+  return %r#0 : tensor<8x4xf32>
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+func.func @f16_batch(%x: tensor<4x4xf32>, %y: tensor<4x4xf16>) -> tensor<8x4xf32> {
+  // expected-error @below {{'dist.scatter_batch' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}
+  %r:2 = dist.scatter_batch %x, %y on @m axes [dp] dims [0, 0] roots [0, 1] : (tensor<4x4xf32>, tensor<4x4xf16>) -> (tensor<2x4xf32>, tensor<2x4xf16>)
+  %c = tensor.empty() : tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 func.func @f16(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {
   // expected-error @below {{'dist.all_reduce' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}

@@ -33,6 +33,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   PassManager pm(&context);
   MuonToLLVMOptions options;
   options.target = o.target;
+  options.batchCollectives = o.batchCollectives;
   buildMuonToLLVMPipeline(pm, options);
   if (failed(pm.run(*module)) || failed(readRoles(*module, *spec)))
     return failure();

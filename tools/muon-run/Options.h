@@ -27,6 +27,7 @@ struct Options {
   std::string traceFile;
   int optLevel = 2;
   Target target = Target::Cpu;
+  bool batchCollectives = true; // muon-expand-step{batch-collectives}
   Fault fault;
 };
 

@@ -77,6 +77,12 @@ cl::opt<muon::Target> target(
                           "local-rank mod device count; ranks may share "
                           "one), the rest on the host over MPI")),
     cl::init(muon::Target::Cpu), cl::cat(category));
+cl::opt<bool> batchCollectives(
+    "batch-collectives",
+    cl::desc("Merge a round's gathers and scatters over one communicator "
+             "into one all-to-all each (default true; false keeps one rooted "
+             "call per gather and scatter, to compare)"),
+    cl::init(true), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
 cl::opt<double> timeout("timeout",
@@ -323,6 +329,7 @@ int main(int argc, char **argv) {
   o.traceFile = traceFile;
   o.optLevel = optLevel;
   o.target = target;
+  o.batchCollectives = batchCollectives;
   if (!parseFault(inject, o.fault))
     return usageError("bad --inject-fault '" + inject +
                       "' (expected kill@R:S, hang@R:S, shard-shape@R:S or "

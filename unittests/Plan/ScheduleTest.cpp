@@ -77,19 +77,32 @@ TEST(EstimateSchedule, SequentialSerialisesTheOwners) {
 TEST(EstimateSchedule, RoundsOrthogonaliseAtOnce) {
   Mesh mesh{{"dp"}, {2}};
   Estimate e = estimateSchedule(fsdp(mesh, {0, 1}), mesh, 1, unitModel(),
-                                ScheduleKind::Rounds);
+                                ScheduleKind::Rounds, 0, false,
+                                /*batch=*/false);
   // Gathers 0-5 and 5-10, both NS 10-20, scatters 20-25 and 25-30.
   EXPECT_DOUBLE_EQ(e.stepSeconds, 30);
   EXPECT_DOUBLE_EQ(lowerBound(e), 20);
+}
+
+TEST(EstimateSchedule, BatchedRoundsPayOneLatencyPerCall) {
+  Mesh mesh{{"dp"}, {2}};
+  Estimate e = estimateSchedule(fsdp(mesh, {0, 1}), mesh, 1, unitModel(),
+                                ScheduleKind::Rounds);
+  // One batched gather: each rank sends its 4 bytes to the other owner and
+  // receives 4, so 1 + 4 = 5 s (0-5); both NS 5-15; one batched scatter
+  // 15-20.
+  EXPECT_DOUBLE_EQ(e.stepSeconds, 20);
+  EXPECT_EQ(e.collectives, (std::vector<int64_t>{2, 2}));
+  EXPECT_DOUBLE_EQ(lowerBound(e), 10);
 }
 
 TEST(EstimateSchedule, PrefetchHidesTheNextRoundsGathers) {
   Mesh mesh{{"dp"}, {2}};
   std::vector<ParamCostInput> params = fsdp(mesh, {0, 0, 1, 1});
   Estimate blocking = estimateSchedule(params, mesh, 1, unitModel(),
-                                       ScheduleKind::Rounds);
+                                       ScheduleKind::Rounds, 0, false, false);
   Estimate prefetch = estimateSchedule(params, mesh, 1, unitModel(),
-                                       ScheduleKind::Rounds, 1);
+                                       ScheduleKind::Rounds, 1, false, false);
   // Blocking: two rounds of 10 (gathers) + 10 (NS) + 10 (scatters).
   EXPECT_DOUBLE_EQ(blocking.stepSeconds, 60);
   // Prefetch 1: round 1's gathers (10-20) run during round 0's NS; the
@@ -98,6 +111,20 @@ TEST(EstimateSchedule, PrefetchHidesTheNextRoundsGathers) {
   EXPECT_DOUBLE_EQ(prefetch.stepSeconds, 40);
   EXPECT_DOUBLE_EQ(lowerBound(blocking), 40);
   EXPECT_EQ(prefetch.peakBytes, (std::vector<double>{16, 16}));
+
+  // Batched: every round is one gather and one scatter of 5 s per rank.
+  // Blocking: 2 x (5 + 10 + 5) = 40. Prefetch 1: round 1's gather (5-10)
+  // runs during round 0's NS (5-15), round 0's scatter (15-20) during
+  // round 1's NS (15-25), round 1's scatter 25-30; the bound is the NS
+  // time, 20.
+  Estimate batchedBlocking = estimateSchedule(params, mesh, 1, unitModel(),
+                                              ScheduleKind::Rounds);
+  Estimate batchedPrefetch = estimateSchedule(params, mesh, 1, unitModel(),
+                                              ScheduleKind::Rounds, 1);
+  EXPECT_DOUBLE_EQ(batchedBlocking.stepSeconds, 40);
+  EXPECT_DOUBLE_EQ(batchedPrefetch.stepSeconds, 30);
+  EXPECT_DOUBLE_EQ(lowerBound(batchedBlocking), 20);
+  EXPECT_EQ(batchedPrefetch.collectives, (std::vector<int64_t>{4, 4}));
 }
 
 TEST(EstimateSchedule, NaiveOrthogonalisesEverythingEverywhere) {

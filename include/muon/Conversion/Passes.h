@@ -42,6 +42,12 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
       llvm::cl::desc("Run muon-assign-owners first (steps keep explicit "
                      "owners either way)"),
       llvm::cl::init(true)};
+  Option<bool> batchCollectives{
+      *this, "batch-collectives",
+      llvm::cl::desc("Merge a round's gathers and scatters over one "
+                     "communicator into batched calls (muon-expand-step's "
+                     "option; docs/schedule.md)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the passes that take a module with `muon.step` (or already expanded
