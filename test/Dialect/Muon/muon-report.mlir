@@ -20,12 +20,14 @@
 // CHECK: rank coords params ns_flops sent_B recv_B est_us exposed_us colls peak_B
 // CHECK-NEXT: 0 dp=0 1 25600 384 384 6.0 6.0 2 512
 // CHECK-NEXT: 1 dp=1 0 0 128 128 6.0 6.0 2 0
-// CHECK: schedule: rounds, 1 round, blocking collectives; estimated step 6.0 us
+// One parameter: nothing to batch, 2 calls either way.
+// CHECK: schedule: rounds, 1 round, blocking collectives; at most 2 collective calls per rank (2 without batching); estimated step 6.0 us
 // Naive all-gathers instead (3 us, no scatter) and orthogonalises everywhere.
 // CHECK: schedule step_us x_bound colls/rank peak_B/rank
 // CHECK-NEXT: naive 3.0 0.500 1 512
 // CHECK-NEXT: sequential 6.0 1.000 2 512
 // CHECK-NEXT: rounds 6.0 1.000 2 512
+// CHECK-NEXT: rounds-unbatched 6.0 1.000 2 512
 // CHECK-NEXT: rounds+prefetch1 6.0 1.000 2 512
 // CHECK-NEXT: rounds+prefetch2 6.0 1.000 2 512
 // CHECK-NEXT: lower bound 6.0 1.000

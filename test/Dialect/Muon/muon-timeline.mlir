@@ -15,15 +15,17 @@
 // CHECK: "traceEvents": [
 // CHECK-DAG: {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "rank 1"}}
 // CHECK-DAG: {"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "comm"}}
-// CHECK: {"ph": "X", "name": "gather dp dim 0 root 0 a", "cat": "comm", "pid": 0, "tid": 1, "ts": 0.000, "dur": 3.001}
-// CHECK: {"ph": "X", "name": "gather dp dim 0 root 1 b", "cat": "comm", "pid": 1, "tid": 1, "ts": 3.001, "dur": 3.001}
-// CHECK: {"ph": "X", "name": "newton_schulz a", "cat": "compute", "pid": 0, "tid": 0, "ts": 6.001,
-// CHECK: {"ph": "X", "name": "newton_schulz b", "cat": "compute", "pid": 1, "tid": 0, "ts": 6.001,
-// CHECK: {"ph": "X", "name": "scatter dp dim 0 root 0 a", "cat": "comm", "pid": 0, "tid": 1,
+// The round's two gathers (and scatters) are one batched call: each rank
+// sends its 128 B piece to the other owner and receives 128 B.
+// CHECK: {"ph": "X", "name": "gather_batch dp x2", "cat": "comm", "pid": 0, "tid": 1, "ts": 0.000, "dur": 3.001}
+// CHECK: {"ph": "X", "name": "gather_batch dp x2", "cat": "comm", "pid": 1, "tid": 1, "ts": 0.000, "dur": 3.001}
+// CHECK: {"ph": "X", "name": "newton_schulz a", "cat": "compute", "pid": 0, "tid": 0, "ts": 3.001,
+// CHECK: {"ph": "X", "name": "newton_schulz b", "cat": "compute", "pid": 1, "tid": 0, "ts": 3.001,
+// CHECK: {"ph": "X", "name": "scatter_batch dp x2", "cat": "comm", "pid": 0, "tid": 1,
 // NAIVE: "name": "all_gather dp a", "cat": "comm", "pid": 0
 // NAIVE: "name": "newton_schulz a", "cat": "compute", "pid": 1
 // NAIVE-NOT: scatter
-// COUNT: 10
+// COUNT: 6
 // NOFILE: error: muon-timeline: no output file (pass output=FILE, or output=- for stdout)
 // SCHED: error: muon-timeline: unknown schedule 'fast'; expected step, naive, sequential or rounds
 // PREF: error: muon-timeline: prefetch must be in [0, 64], got -1
