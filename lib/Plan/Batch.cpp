@@ -61,14 +61,14 @@ std::vector<RoundCall> plan::roundCalls(const std::vector<RoundParam> &round,
         continue;
       const CommStep &step = (*round[i].steps)[s];
       if (!batch || !batchable(step)) {
-        calls.push_back({{{i, s}}});
+        calls.push_back({{{i, s}}, level});
         continue;
       }
       Key key{static_cast<int>(step.kind), step.axes,
               participants(*round[i].plan, step, round[i].ownerCoords)};
       auto [it, fresh] = open.try_emplace(key, calls.size());
       if (fresh)
-        calls.emplace_back();
+        calls.push_back({{}, level});
       calls[it->second].items.push_back({i, s});
     }
   }

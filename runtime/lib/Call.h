@@ -37,6 +37,12 @@ struct Request {
 /// request for muon_rt_wait (returns its id).
 int64_t submit(Request r, int64_t async);
 
+/// Lets every request in flight progress (MPI moves a non-blocking
+/// collective's data only inside MPI calls): called between the GEMMs of
+/// Newton-Schulz, so a prefetched exchange advances while this rank
+/// computes. Completing a request still takes muon_rt_wait.
+void progressRequests();
+
 /// Everything one collective call needs, validated.
 struct Call {
   std::string name;

@@ -82,6 +82,15 @@ void waitFor(Request &r) {
 
 } // namespace
 
+void muon::rt::progressRequests() {
+  for (auto &[id, r] : requests) {
+    std::string error;
+    r.op->test(error);
+    if (!error.empty())
+      fatal(r.name, r.comm, error);
+  }
+}
+
 int64_t muon::rt::submit(Request r, int64_t async) {
   if (!async) {
     waitFor(r);
@@ -491,6 +500,8 @@ void muon_rt_host_all_gather_f64(const double *data, int64_t n, double *out) {
 }
 
 void muon_rt_wait(int64_t request) {
+  if (request == 0) // a synchronous call's result, or dist.completed_token
+    return;
   auto it = requests.find(request);
   if (it == requests.end())
     fatal("wait", "",

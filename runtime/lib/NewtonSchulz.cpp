@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Call.h"
 #include "Errors.h"
 #include "NewtonSchulz.h"
 #include "State.h"
@@ -58,19 +59,23 @@ void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
     const double *abc = coeffs.size() == 3 ? coeffs.data() : &coeffs[3 * i];
     float ca = abc[0], cb = abc[1], cc = abc[2];
     // A = X X^T: symmetric, so one triangle (ssyrk, p^2 q FLOPs instead of
-    // 2 p^2 q), mirrored.
+    // 2 p^2 q), mirrored. Before each product, collectives in flight
+    // (prefetched gathers, the last round's scatters) progress.
+    progressRequests();
     cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
                 x.data(), q, 0.0f, a.data(), p);
     mirrorUpper(a.data(), p);
     // B = b A + c A A: A A = A A^T is symmetric too (p^3 instead of 2 p^3).
     for (int64_t k = 0; k < p * p; ++k)
       b[k] = cb * a[k];
+    progressRequests();
     cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, a.data(),
                 p, 1.0f, b.data(), p);
     mirrorUpper(b.data(), p);
     // X = a X + B X
     for (int64_t k = 0; k < p * q; ++k)
       y[k] = ca * x[k];
+    progressRequests();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
                 b.data(), p, x.data(), q, 1.0f, y.data(), q);
     x.swap(y);

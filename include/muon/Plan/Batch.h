@@ -45,6 +45,10 @@ struct RoundParam {
 /// one per parameter, in round order. More than one item only for a batch.
 struct RoundCall {
   std::vector<std::pair<size_t, size_t>> items;
+  /// The position of its steps in their phase (0: first gather, or first
+  /// step after Newton-Schulz). A call depends only on calls of lower
+  /// levels.
+  size_t level = 0;
 };
 
 /// The collective calls of one phase of a round, in issue order.

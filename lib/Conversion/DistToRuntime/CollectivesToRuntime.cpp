@@ -445,13 +445,42 @@ struct BatchToRuntime : DistPattern<BatchOp> {
                 {batch, RuntimeCalls::unrankedBufferOf(rewriter, loc, it.in),
                  it.out, RuntimeCalls::i64(rewriter, loc, it.dim),
                  RuntimeCalls::i64(rewriter, loc, it.root), it.table});
-    l.rt.call(rewriter, loc, RuntimeFn::muon_rt_batch_end,
-              {batch, RuntimeCalls::i64(rewriter, loc, 0)}); // synchronous
+    // Asynchronous with a token: the token becomes the request handle.
+    Value request = l.rt.callValue(
+        rewriter, loc, RuntimeFn::muon_rt_batch_end,
+        {batch, RuntimeCalls::i64(rewriter, loc, op.getToken() ? 1 : 0)});
     SmallVector<Value> results;
     for (const Item &it : items)
       results.push_back(
           RuntimeCalls::tensorOf(rewriter, loc, it.buf, it.outT));
+    if (op.getToken())
+      results.push_back(request);
     rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// dist.wait: one muon_rt_wait per token (request handle).
+struct WaitToRuntime : DistPattern<WaitOp> {
+  using DistPattern::DistPattern;
+  bool needsCommunicator() const override { return false; }
+  LogicalResult lower(WaitOp op, Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    for (Value request : adaptor.getTokens())
+      lowering.rt.call(rewriter, op.getLoc(), RuntimeFn::muon_rt_wait,
+                       {request});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// dist.completed_token: request 0, which muon_rt_wait treats as complete.
+struct CompletedTokenToRuntime : DistPattern<CompletedTokenOp> {
+  using DistPattern::DistPattern;
+  bool needsCommunicator() const override { return false; }
+  LogicalResult lower(CompletedTokenOp op, Adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, RuntimeCalls::i64(rewriter, op.getLoc(), 0));
     return success();
   }
 };
@@ -488,6 +517,7 @@ void muon::populateDistCollectiveToRuntimePatterns(
   patterns.add<AllGatherToRuntime, GatherToRuntime, ScatterToRuntime,
                ReduceScatterToRuntime, AllReduceToRuntime, BroadcastToRuntime,
                AllToAllToRuntime, BatchToRuntime<GatherBatchOp, true>,
-               BatchToRuntime<ScatterBatchOp, false>, RankToRuntime,
-               CoordToRuntime>(patterns.getContext(), lowering);
+               BatchToRuntime<ScatterBatchOp, false>, WaitToRuntime,
+               CompletedTokenToRuntime, RankToRuntime, CoordToRuntime>(
+      patterns.getContext(), lowering);
 }

@@ -16,6 +16,8 @@
 #include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
 namespace muon {
 #define GEN_PASS_DEF_CONVERTDISTTORUNTIME
@@ -29,6 +31,43 @@ using muon::RuntimeFn;
 namespace layout = muon::layout;
 
 namespace {
+
+/// The runtime writes an asynchronous batch's results when its request is
+/// waited on, and a buffer lives as long as the block that holds its value
+/// (ownership-based deallocation frees it at the block's end). So wherever
+/// the token leaves a region (scf.yield), every result must leave with it;
+/// then the results are alive wherever the token is waited on.
+LogicalResult checkAsyncResultsLive(Operation *op) {
+  Value token = op->getResults().back();
+  SmallVector<Value> results(op->getResults().drop_back());
+  while (true) {
+    if (!token.hasOneUse())
+      return op->emitOpError("is asynchronous: its token must have one use "
+                             "(a dist.wait, or an scf.yield towards one), "
+                             "it has ")
+             << std::distance(token.use_begin(), token.use_end());
+    OpOperand &use = *token.use_begin();
+    auto yield = dyn_cast<scf::YieldOp>(use.getOwner());
+    if (!yield)
+      return success();
+    Operation *parent = yield->getParentOp();
+    SmallVector<Value> outer;
+    for (Value r : results) {
+      auto at = llvm::find_if(yield->getOpOperands(), [&](OpOperand &o) {
+        return o.get() == r;
+      });
+      if (at == yield->getOpOperands().end())
+        return op->emitOpError("is asynchronous: its token leaves the region "
+                               "but result #")
+               << (llvm::find(op->getResults(), r) - op->result_begin())
+               << " does not; the runtime writes the results at the wait, "
+                  "so yield them together";
+      outer.push_back(parent->getResult(at->getOperandNumber()));
+    }
+    token = parent->getResult(use.getOperandNumber());
+    results = outer;
+  }
+}
 
 /// What the patterns assume of a function, checked with a diagnostic at the
 /// op that breaks it.
@@ -62,13 +101,18 @@ LogicalResult checkLowerable(func::FuncOp f) {
     if (!op->getDialect() || !isa<DistDialect>(op->getDialect()))
       return WalkResult::advance();
     if (isa<CollectiveOpInterface>(op)) {
-      // A token result, used or not, makes the op asynchronous.
-      if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<TokenType>)) {
+      // A token result, used or not, makes the op asynchronous: lowered for
+      // the batches, whose exchange the runtime stages.
+      bool async = llvm::any_of(op->getResultTypes(), llvm::IsaPred<TokenType>);
+      if (async && !isa<GatherBatchOp, ScatterBatchOp>(op)) {
         op->emitOpError("is asynchronous (!dist.token); the CPU lowering "
-                        "runs collectives synchronously and does not lower "
-                        "tokens yet");
+                        "runs single collectives synchronously (the batch "
+                        "ops dist.gather_batch / dist.scatter_batch lower "
+                        "asynchronously)");
         return WalkResult::interrupt();
       }
+      if (async && failed(checkAsyncResultsLive(op)))
+        return WalkResult::interrupt();
       for (Type t : op->getOperandTypes())
         if (failed(muon::requireF32Operand(op, t)))
           return WalkResult::interrupt();
@@ -88,7 +132,8 @@ LogicalResult checkLowerable(func::FuncOp f) {
         fl && llvm::all_of(fl->getUsers(),
                            [&](Operation *u) { return u == ret; }))
       return WalkResult::advance();
-    if (isa<RankOp, CoordOp, MeshOp, FlatGroupOp>(op))
+    if (isa<RankOp, CoordOp, MeshOp, FlatGroupOp, WaitOp, CompletedTokenOp>(
+            op))
       return WalkResult::advance();
     op->emitOpError("is not lowered to the CPU runtime")
         << (isa<RedistributeOp>(op)
@@ -261,6 +306,9 @@ struct ConvertDistToRuntimePass
         [&](Operation *op) { return converter.isLegal(op); });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
+    // Tokens become request handles, also where scf.if / scf.for carry them.
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
     muon::populateDistBoundaryPatterns(converter, patterns);
     muon::getTargetLowering(this->target)
         .populateCollectivePatterns(rt, comms, patterns);

@@ -21,6 +21,10 @@ muon::DistToLocalTypeConverter::DistToLocalTypeConverter(Operation *symbols) {
   addConversion([symbols](DistTensorType t) -> Type {
     return localTensorType(t, symbols);
   });
+  // A token is the runtime's request handle (0: complete).
+  addConversion([](TokenType t) -> Type {
+    return IntegerType::get(t.getContext(), 64);
+  });
 }
 
 namespace {

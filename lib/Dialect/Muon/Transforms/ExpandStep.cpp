@@ -51,8 +51,12 @@ namespace {
 /// Emits the SPMD code of one muon.step.
 class StepExpander {
 public:
-  StepExpander(StepOp step, const StepFacts &facts, bool batch)
-      : step(step), facts(facts), batch(batch), b(step), loc(step.getLoc()),
+  /// `prefetch`: rounds whose gathers are in flight ahead of the one being
+  /// orthogonalised (0: every collective blocks where it is issued).
+  StepExpander(StepOp step, const StepFacts &facts, bool batch,
+               int64_t prefetch)
+      : step(step), facts(facts), batch(batch), prefetch(prefetch), b(step),
+        loc(step.getLoc()),
         meshRef(cast<dist::DistTensorType>(step.getParams()[0].getType()).getMesh()) {}
 
   void run() {
@@ -62,19 +66,43 @@ public:
           b, loc, meshRef, b.getStrArrayAttr({mesh().axisNames[a]}));
     ArrayRef<int64_t> owners = *step.getOwners();
     size_t n = facts.params.size();
-    std::vector<ParamState> states(n);
-    for (std::vector<size_t> &round : scheduleRounds(owners)) {
-      // A round's gathers are issued together (batched where they share a
-      // communicator: plan::roundCalls), then every owner orthogonalises
-      // its parameter at once, then the redistributes.
-      for (size_t i : round)
-        states[i] = begin(i, owners[i]);
-      emitCalls(round, states, /*afterNs=*/false);
-      for (size_t i : round)
-        orthogonalise(states[i]);
-      emitCalls(round, states, /*afterNs=*/true);
-      for (size_t i : round)
-        finish(states[i]);
+    states.assign(n, ParamState());
+    rounds = scheduleRounds(owners);
+    size_t r = rounds.size();
+    // A round's gathers are issued together (batched where they share a
+    // communicator: plan::roundCalls), then every owner orthogonalises its
+    // parameter at once, then the redistributes. With prefetch k, round
+    // i + k's gathers are issued (asynchronously) before round i's
+    // Newton-Schulz, a level of their chains per round, and round i's
+    // redistributes complete after round i + 1's Newton-Schulz.
+    size_t k = std::min<size_t>(prefetch, r);
+    gathers.assign(r, Phase());
+    scatters.assign(r, Phase());
+    for (size_t j = 0; j < k; ++j)
+      startRound(j);
+    for (size_t i = 0; i < r; ++i) {
+      if (k == 0 || i + k < r)
+        startRound(i + k);
+      for (size_t j = i + 1; j < std::min(i + k, r); ++j)
+        issueLevel(gathers[j]);
+      complete(gathers[i]);
+      for (size_t p : rounds[i])
+        orthogonalise(states[p]);
+      scatters[i] = phaseOf(i, /*afterNs=*/true);
+      if (k == 0) {
+        complete(scatters[i]);
+        finishRound(i);
+        continue;
+      }
+      issueLevel(scatters[i]);
+      if (i > 0) {
+        complete(scatters[i - 1]);
+        finishRound(i - 1);
+      }
+    }
+    if (k > 0 && r > 0) {
+      complete(scatters[r - 1]);
+      finishRound(r - 1);
     }
     SmallVector<Value> results;
     for (ParamState &s : states)
@@ -104,9 +132,22 @@ private:
     Value newMLocal;
   };
 
+  /// The gathers or the redistributes of one round, issued level by level.
+  struct Phase {
+    std::vector<size_t> round;          // its parameters
+    std::vector<plan::RoundCall> calls; // plan::roundCalls, level order
+    size_t next = 0;                    // the first call not issued
+    SmallVector<Value> tokens;          // issued, not yet waited on
+    bool done() const { return next == calls.size(); }
+  };
+
   StepOp step;
   const StepFacts &facts;
   bool batch;
+  int64_t prefetch;
+  std::vector<ParamState> states;
+  std::vector<std::vector<size_t>> rounds;
+  std::vector<Phase> gathers, scatters;
   OpBuilder b;
   Location loc;
   FlatSymbolRefAttr meshRef;
@@ -159,7 +200,10 @@ private:
     SmallVector<Value> elseValues(others);
     if (elseValues.empty())
       for (Type t : types)
-        elseValues.push_back(placeholder(cast<RankedTensorType>(t)));
+        elseValues.push_back(
+            isa<dist::TokenType>(t)
+                ? dist::CompletedTokenOp::create(b, loc).getResult()
+                : placeholder(cast<RankedTensorType>(t)));
     scf::YieldOp::create(b, loc, elseValues);
     return SmallVector<Value>(ifOp.getResults());
   }
@@ -234,32 +278,71 @@ private:
     return s;
   }
 
-  /// The gathers (`afterNs` false) or the redistributes of a round, call
-  /// by call: a call of one step as that step, a call of several as one
-  /// batched collective.
-  void emitCalls(ArrayRef<size_t> round, std::vector<ParamState> &states,
-                 bool afterNs) {
+  /// Momentum of every parameter of round `i`, then its first level of
+  /// gathers.
+  void startRound(size_t i) {
+    for (size_t p : rounds[i])
+      states[p] = begin(p, (*step.getOwners())[p]);
+    gathers[i] = phaseOf(i, /*afterNs=*/false);
+    issueLevel(gathers[i]);
+  }
+
+  Phase phaseOf(size_t i, bool afterNs) {
+    Phase ph;
+    ph.round = rounds[i];
     std::vector<plan::RoundParam> params;
-    for (size_t i : round)
-      params.push_back({&facts.params[i].plan, &states[i].steps,
-                        states[i].ownerCoords});
-    for (const plan::RoundCall &call :
-         plan::roundCalls(params, afterNs, batch)) {
-      if (call.items.size() == 1) {
-        ParamState &s = states[round[call.items[0].first]];
-        s.x = emitStep(s, s.steps[call.items[0].second], s.x);
-        continue;
-      }
+    for (size_t p : ph.round)
+      params.push_back({&facts.params[p].plan, &states[p].steps,
+                        states[p].ownerCoords});
+    ph.calls = plan::roundCalls(params, afterNs, batch);
+    return ph;
+  }
+
+  /// Waits for the phase's calls in flight, then issues its next level:
+  /// asynchronously with prefetch (batchable steps as batches, a single
+  /// one as a batch of one), else blocking.
+  void issueLevel(Phase &ph) {
+    if (ph.done())
+      return;
+    waitFor(ph);
+    size_t level = ph.calls[ph.next].level;
+    for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next) {
+      const plan::RoundCall &call = ph.calls[ph.next];
       SmallVector<ParamState *> items;
       SmallVector<const plan::CommStep *> steps;
       for (auto [k, j] : call.items) {
-        items.push_back(&states[round[k]]);
+        items.push_back(&states[ph.round[k]]);
         steps.push_back(&items.back()->steps[j]);
       }
-      SmallVector<Value> xs = batchStep(items, steps);
+      bool async = prefetch > 0 && plan::batchable(*steps.front());
+      if (items.size() == 1 && !async) {
+        items[0]->x = emitStep(*items[0], *steps[0], items[0]->x);
+        continue;
+      }
+      SmallVector<Value> xs = batchStep(items, steps, async);
+      if (async)
+        ph.tokens.push_back(xs.pop_back_val());
       for (auto [s, x] : llvm::zip(items, xs))
         s->x = x;
     }
+  }
+
+  /// Every call of the phase issued and waited for.
+  void complete(Phase &ph) {
+    while (!ph.done())
+      issueLevel(ph);
+    waitFor(ph);
+  }
+
+  void waitFor(Phase &ph) {
+    if (!ph.tokens.empty())
+      dist::WaitOp::create(b, loc, ph.tokens);
+    ph.tokens.clear();
+  }
+
+  void finishRound(size_t i) {
+    for (size_t p : rounds[i])
+      finish(states[p]);
   }
 
   /// The ranks that take part in step `c` of `s`: null when all do.
@@ -328,9 +411,11 @@ private:
 
   /// Gathers or scatters of several parameters (same kind, communicator
   /// and participants: plan::roundCalls) as one dist.gather_batch /
-  /// dist.scatter_batch.
+  /// dist.scatter_batch; `async` adds its token as the last value (a
+  /// completed one on the ranks that skip it).
   SmallVector<Value> batchStep(ArrayRef<ParamState *> items,
-                               ArrayRef<const plan::CommStep *> steps) {
+                               ArrayRef<const plan::CommStep *> steps,
+                               bool async) {
     const plan::CommStep &first = *steps.front();
     SmallVector<Type> types;
     SmallVector<Value> inputs;
@@ -341,19 +426,23 @@ private:
       dims.push_back(c->dim);
       roots.push_back(c->root);
     }
-    return where(participating(*items.front(), first), types, {}, [&] {
+    Type token = async ? dist::TokenType::get(b.getContext()) : Type();
+    SmallVector<Type> all(types);
+    if (async)
+      all.push_back(token);
+    return where(participating(*items.front(), first), all, {}, [&] {
       Operation *op;
       if (first.kind == plan::CommStep::Kind::Gather)
-        op = dist::GatherBatchOp::create(b, loc, types, Type(), inputs,
+        op = dist::GatherBatchOp::create(b, loc, types, token, inputs,
                                          meshRef, axisNames(first.axes),
                                          b.getDenseI64ArrayAttr(dims),
                                          b.getDenseI64ArrayAttr(roots));
       else
-        op = dist::ScatterBatchOp::create(b, loc, types, Type(), inputs,
+        op = dist::ScatterBatchOp::create(b, loc, types, token, inputs,
                                           meshRef, axisNames(first.axes),
                                           b.getDenseI64ArrayAttr(dims),
                                           b.getDenseI64ArrayAttr(roots));
-      return SmallVector<Value>(op->getResults().take_front(types.size()));
+      return SmallVector<Value>(op->getResults());
     });
   }
 
@@ -542,7 +631,8 @@ struct MuonExpandStepPass
       // the body they sit.
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
-      StepExpander(step, *facts, batchCollectives).run();
+      StepExpander(step, *facts, batchCollectives, step.getPrefetchCount())
+          .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))
       signalPassFailure();

@@ -193,7 +193,10 @@ int64_t _mlir_ciface_muon_rt_member_dims(int64_t comm, muon_rt_memref *in,
 void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
                                         muon_rt_i64_array *weights,
                                         muon_rt_i64_array *out);
-/* Completes an asynchronous collective (within the timeout). */
+/* Completes an asynchronous collective (within the timeout); 0 (what a
+ * synchronous call returns, and dist.completed_token) is complete already.
+ * Requests in flight also progress inside muon_rt_newton_schulz, between
+ * its products, so a prefetched exchange moves while the rank computes. */
 void muon_rt_wait(int64_t request);
 
 /*--- Compute ----------------------------------------------------------------*/

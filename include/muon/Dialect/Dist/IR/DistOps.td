@@ -242,6 +242,22 @@ def Dist_ScatterBatchOp : Dist_BatchOp<"scatter_batch"> {
   }];
 }
 
+def Dist_CompletedTokenOp : Dist_Op<"completed_token"> {
+  let summary = "A token whose collective has already completed";
+  let description = [{
+    ```mlir
+    %t = dist.completed_token
+    ```
+    Waiting on it does nothing. It stands for "no collective in flight" where
+    control flow must produce a token on every path: a rank that skips an
+    asynchronous collective under `scf.if` yields one from the other branch.
+    Not pure on purpose: two of them must stay two values, since each token
+    is waited on exactly once.
+  }];
+  let results = (outs Dist_TokenType:$token);
+  let assemblyFormat = "attr-dict";
+}
+
 def Dist_WaitOp : Dist_Op<"wait"> {
   let summary = "Wait for async collectives";
   let description = [{
