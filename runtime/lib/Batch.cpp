@@ -198,7 +198,7 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
   open.erase(batch);
   const Communicator &c = communicator(b.comm, nameOf(b.kind));
   counters().collectives++;
-  Request r{nullptr, {}, {}, nameOf(b.kind), c.name,
+  Request r{nullptr, {}, {}, {}, nameOf(b.kind), c.name,
             tracing() ? traceNow() : 0.0};
   Exchange x;
   if (b.kind == GatherKind)

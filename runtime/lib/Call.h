@@ -29,6 +29,9 @@ struct Request {
   Backend::Op op;
   std::function<void()> finish; // Unpack / average after completion.
   std::vector<float> staging;
+  /// An asynchronous call's copy of what it sends: the caller's buffer may
+  /// be freed before the wait (results may not: they are written until it).
+  std::vector<float> sent;
   std::string name, comm;
   double issued = 0; // trace clock at the call (when tracing)
 };
@@ -64,7 +67,7 @@ struct Call {
     fatal(name, comm->name, cause);
   }
   Request request() const {
-    return Request{nullptr, {}, {}, name, comm->name,
+    return Request{nullptr, {}, {}, {}, name, comm->name,
                    tracing() ? traceNow() : 0.0};
   }
   void check(Backend::Op &op, const std::string &error) const {

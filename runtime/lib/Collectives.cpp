@@ -222,9 +222,14 @@ int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
   float *target = c.comm->rank == root ? receiveBuffer(r, c.out, extents, outer,
                                                        inner, counts.total())
                                        : c.out.data;
+  const float *source = c.in.data;
+  if (async) {
+    r.sent.assign(c.in.data, c.in.data + c.in.numElements());
+    source = r.sent.data();
+  }
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().gatherV(c.comm->backendId, c.in.data, c.in.numElements(),
+  r.op = backend().gatherV(c.comm->backendId, source, c.in.numElements(),
                            target, counts, static_cast<int>(root), error);
   c.check(r.op, error);
   return submit(std::move(r), async);
@@ -245,10 +250,10 @@ int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
   const float *source = c.in.data;
-  if (outer > 1 && c.comm->rank == root) {
-    r.staging.resize(counts.total());
-    restage(c.in.data, r.staging.data(), extents, outer, inner, true);
-    source = r.staging.data();
+  if ((outer > 1 || async) && c.comm->rank == root) {
+    r.sent.resize(counts.total());
+    restage(c.in.data, r.sent.data(), extents, outer, inner, true);
+    source = r.sent.data();
   }
   std::string error;
   if (c.comm->rank == root)
@@ -430,7 +435,7 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
 } // extern "C"
 
 void muon::rt::arriveAll(const std::string &op, const std::string &comm) {
-  Request r{nullptr, {}, {}, op, comm};
+  Request r{nullptr, {}, {}, {}, op, comm};
   std::string error;
   r.op = backend().worldBarrier(error);
   if (!r.op)
@@ -452,7 +457,7 @@ const Communicator &world(int64_t &handle) {
 }
 
 Request hostRequest(const char *name, const Communicator &c) {
-  return Request{nullptr, {}, {}, name, c.name};
+  return Request{nullptr, {}, {}, {}, name, c.name};
 }
 } // namespace
 

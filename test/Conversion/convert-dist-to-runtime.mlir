@@ -4,6 +4,17 @@
 // collectives become runtime calls with the resolved extents.
 
 // RUN: muon-opt %s --muon-expand-step --convert-muon-to-linalg --convert-muon-to-runtime --convert-dist-to-runtime | FileCheck %s
+// With prefetch the rooted calls are asynchronous (last argument 1): the
+// request travels out of the participation scf.if as an i64 (0 on the
+// ranks that skip the call) and is waited on before the result is read.
+// RUN: sed 's/prefetch_count = 0/prefetch_count = 1/' %s | muon-opt --muon-expand-step --convert-muon-to-linalg --convert-muon-to-runtime --convert-dist-to-runtime | FileCheck %s --check-prefix=ASYNC
+// ASYNC: %[[IF:.*]]:2 = scf.if %{{.*}} -> (tensor<8x4xf32>, i64) {
+// ASYNC: %[[REQ:.*]] = func.call @muon_rt_gather({{.*}}, %c1_i64{{[_0-9]*}}) : (i64, memref<*xf32>, memref<*xf32>, i64, i64, memref<?xi64>, i64) -> i64
+// ASYNC: scf.yield %{{.*}}, %[[REQ]] : tensor<8x4xf32>, i64
+// ASYNC: scf.yield %{{.*}}, %c0_i64{{[_0-9]*}} : tensor<8x4xf32>, i64
+// ASYNC: call @muon_rt_wait(%[[IF]]#1) : (i64) -> ()
+// ASYNC: func.call @muon_rt_scatter({{.*}}, %c1_i64{{[_0-9]*}})
+// ASYNC: call @muon_rt_wait
 
 dist.mesh @m [dp = 2, tp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>, replicate]>
@@ -40,7 +51,8 @@ dist.mesh @m [dp = 2, tp = 2]
 // CHECK: return %{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>
 func.func @step(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 2>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 2>,
+       prefetch_count = 0}
   return %r#0, %r#1 : !t, !t
 }
 

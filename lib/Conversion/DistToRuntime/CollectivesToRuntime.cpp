@@ -222,8 +222,9 @@ public:
   }
 
   /// A collective over a split dim: gather-like (`gathering`) or
-  /// scatter-like. Emits the call with `extra` arguments after the dim.
-  Value splitCollective(OpBuilder &b, Operation *op, Value input,
+  /// scatter-like. Emits the call with `extra` arguments after the dim;
+  /// returns the result, and the request when the op has a token.
+  SmallVector<Value> splitCollective(OpBuilder &b, Operation *op, Value input,
                         RuntimeFn fn, int64_t dim, bool gathering,
                         std::optional<ArrayRef<int64_t>> sizes,
                         std::optional<ArrayRef<int64_t>> weights,
@@ -244,9 +245,14 @@ public:
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
     args.push_back(ext.table);
-    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
-    rt.call(b, loc, fn, args);
-    return RuntimeCalls::tensorOf(b, loc, buf, outT);
+    // With a token the call is asynchronous and its request the token.
+    bool async = op->getNumResults() > 1;
+    args.push_back(RuntimeCalls::i64(b, loc, async ? 1 : 0));
+    Value request = rt.callValue(b, loc, fn, args);
+    SmallVector<Value> results{RuntimeCalls::tensorOf(b, loc, buf, outT)};
+    if (async)
+      results.push_back(request);
+    return results;
   }
 
   /// A collective whose result has the operand's shape.

@@ -102,13 +102,14 @@ LogicalResult checkLowerable(func::FuncOp f) {
       return WalkResult::advance();
     if (isa<CollectiveOpInterface>(op)) {
       // A token result, used or not, makes the op asynchronous: lowered for
-      // the batches, whose exchange the runtime stages.
+      // the rooted ops the step uses, whose input the runtime copies.
       bool async = llvm::any_of(op->getResultTypes(), llvm::IsaPred<TokenType>);
-      if (async && !isa<GatherBatchOp, ScatterBatchOp>(op)) {
+      if (async &&
+          !isa<GatherOp, ScatterOp, GatherBatchOp, ScatterBatchOp>(op)) {
         op->emitOpError("is asynchronous (!dist.token); the CPU lowering "
-                        "runs single collectives synchronously (the batch "
-                        "ops dist.gather_batch / dist.scatter_batch lower "
-                        "asynchronously)");
+                        "runs it synchronously: only dist.gather, "
+                        "dist.scatter, dist.gather_batch and "
+                        "dist.scatter_batch lower asynchronously");
         return WalkResult::interrupt();
       }
       if (async && failed(checkAsyncResultsLive(op)))

@@ -92,6 +92,8 @@ def main():
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--weight-decay", default="0.01")
+    ap.add_argument("--prefetch", type=int, default=None,
+                    help="prefetch_count (default: the attribute's default)")
     ap.add_argument("--sequential", action="store_true",
                     help="async_gpu_parallelism = false: one parameter at "
                          "a time instead of rounds")
@@ -127,6 +129,8 @@ def main():
         attrs.append("momentum_form = #muon.momentum_form<sum>")
     if a.sequential:
         attrs.append("async_gpu_parallelism = false")
+    if a.prefetch is not None:
+        attrs.append(f"prefetch_count = {a.prefetch} : i64")
     if a.polar:
         # Polar Express (Amsel et al. 2025), 5 iterations, one triple each.
         coeffs = [8.28721201814563, -23.595886519098837, 17.300387312530933,

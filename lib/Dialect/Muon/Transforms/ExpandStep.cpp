@@ -315,8 +315,14 @@ private:
         steps.push_back(&items.back()->steps[j]);
       }
       bool async = prefetch > 0 && plan::batchable(*steps.front());
-      if (items.size() == 1 && !async) {
-        items[0]->x = emitStep(*items[0], *steps[0], items[0]->x);
+      if (items.size() == 1) {
+        if (!async) {
+          items[0]->x = emitStep(*items[0], *steps[0], items[0]->x);
+          continue;
+        }
+        SmallVector<Value> xt = asyncStep(*items[0], *steps[0]);
+        items[0]->x = xt[0];
+        ph.tokens.push_back(xt[1]);
         continue;
       }
       SmallVector<Value> xs = batchStep(items, steps, async);
@@ -406,6 +412,28 @@ private:
             .getResult();
       }
       llvm_unreachable("unknown step kind");
+    });
+  }
+
+  /// A rooted gather or scatter (chunk rule) of one parameter issued
+  /// asynchronously: its result and token (a completed one on the ranks
+  /// that skip it).
+  SmallVector<Value> asyncStep(const ParamState &s, const plan::CommStep &c) {
+    RankedTensorType resultT = localOf(s, c.to);
+    Type token = dist::TokenType::get(b.getContext());
+    return where(participating(s, c), {resultT, token}, {}, [&] {
+      IntegerAttr dim = b.getI64IntegerAttr(c.dim),
+                  root = b.getI64IntegerAttr(c.root);
+      Operation *op;
+      if (c.kind == plan::CommStep::Kind::Gather)
+        op = dist::GatherOp::create(b, loc, resultT, token, s.x, meshRef,
+                                    axisNames(c.axes), dim, root,
+                                    DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      else
+        op = dist::ScatterOp::create(b, loc, resultT, token, s.x, meshRef,
+                                     axisNames(c.axes), dim, root,
+                                     DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      return SmallVector<Value>(op->getResults());
     });
   }
 

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // One parameter at a time (async_gpu_parallelism = false): the checks follow
 // each parameter's plan in order; rounds are checked in rounds.mlir.
 // 3-D parallelism: dp (replicas) x fsdp x tp, two parameters with owners 5
@@ -70,6 +72,6 @@ dist.mesh @m [dp = 2, fsdp = 2, tp = 2]
 // R0-NEXT: dist.broadcast %{{.*}} on @m axes [dp] root 0
 func.func @three_d(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, !t, !t) {
   %r:4 = muon.step params(%a, %b : !t, !t) grads(%ga, %gb : !t, !t) momenta(%ma, %mb : !t, !t)
-      {lr = 0.02 : f64, async_gpu_parallelism = false, strategy = #muon.strategy<explicit>, owners = array<i64: 5, 2>}
+      {lr = 0.02 : f64, async_gpu_parallelism = false, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 5, 2>}
   return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
 }

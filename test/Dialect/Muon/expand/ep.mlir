@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // One parameter at a time (async_gpu_parallelism = false): the checks follow
 // each parameter's plan in order; rounds are checked in rounds.mlir.
 // EP. (1) A stack of 4 experts sharded over `ep` (dim 0, a batch dim) and
@@ -49,6 +51,6 @@ func.func @ep(%s: !stack, %w: !w, %gs: !stack, %gw: !w, %ms: !stack, %mw: !w)
       momenta(%ms, %mw : !stack, !w)
       {lr = 0.02 : f64, async_gpu_parallelism = false,
        param_info = [#muon.param<"experts.w1">, #muon.param<"expert1.gate", expert = ep[1]>],
-       strategy = #muon.strategy<explicit>, owners = array<i64: 1, 3>}
+       strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1, 3>}
   return %r#0, %r#1, %r#2, %r#3 : !stack, !w, !stack, !w
 }

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // FSDP (per-tensor dim-0 shards over dp). Owner rank 2: the update is
 // gathered to rank 2 only (rooted gather), orthogonalised there, scattered.
 // Every rank issues the gather and the scatter; only rank 2 runs NS.
@@ -24,6 +26,6 @@ dist.mesh @m [dp = 4]
 func.func @fsdp(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
       {lr = 0.02 : f64, weight_decay = 0.1 : f64,
-       strategy = #muon.strategy<explicit>, owners = array<i64: 2>}
+       strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 2>}
   return %r#0, %r#1 : !t, !t
 }

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // One parameter at a time (async_gpu_parallelism = false): the checks follow
 // each parameter's plan in order; rounds are checked in rounds.mlir.
 // PP: a parameter of pipeline stage 1 (stage = pp[1]) is owned inside stage
@@ -30,7 +32,7 @@ dist.mesh @m [pp = 2, dp = 2]
 // STAGE0: return
 func.func @pp(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, !t, !t) {
   %r:4 = muon.step params(%a, %b : !t, !t) grads(%ga, %gb : !t, !t) momenta(%ma, %mb : !t, !t)
-      {lr = 0.02 : f64, async_gpu_parallelism = false,
+      {lr = 0.02 : f64, async_gpu_parallelism = false, prefetch_count = 0,
        param_info = [#muon.param<"stage0.w", stage = pp[0]>, #muon.param<"stage1.w", stage = pp[1]>]}
   return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
 }

@@ -7,6 +7,8 @@
 // rank takes part in both: one dist.gather_batch (dist.scatter_batch) with
 // roots [0, 1]. With batch-collectives=false they stay rooted calls (U0).
 // With async_gpu_parallelism = false: one parameter at a time, in order.
+// Both with prefetch_count = 0 (blocking collectives; prefetch.mlir shows
+// the asynchronous schedule).
 
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=0 | FileCheck %s --check-prefix=R0
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=1 | FileCheck %s --check-prefix=R1
@@ -67,7 +69,7 @@ func.func @rounds(%p0: !small, %p1: !small, %p2: !big, %p3: !big,
       grads(%g0, %g1, %g2, %g3 : !small, !small, !big, !big)
       momenta(%m0, %m1, %m2, %m3 : !small, !small, !big, !big)
       {lr = 0.02 : f64, strategy = #muon.strategy<explicit>,
-       owners = array<i64: 0, 1, 0, 1>}
+       owners = array<i64: 0, 1, 0, 1>, prefetch_count = 0}
   return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7
       : !small, !small, !big, !big, !small, !small, !big, !big
 }
@@ -91,7 +93,8 @@ func.func @sequential(%p0: !small, %p1: !small, %p2: !big, %p3: !big,
       grads(%g0, %g1, %g2, %g3 : !small, !small, !big, !big)
       momenta(%m0, %m1, %m2, %m3 : !small, !small, !big, !big)
       {lr = 0.02 : f64, strategy = #muon.strategy<explicit>,
-       owners = array<i64: 0, 1, 0, 1>, async_gpu_parallelism = false}
+       owners = array<i64: 0, 1, 0, 1>, async_gpu_parallelism = false,
+       prefetch_count = 0}
   return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7
       : !small, !small, !big, !big, !small, !small, !big, !big
 }

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // Storage (memory-only) sharding: per-tensor dim (FSDP2),
 // weighted, 2-D block, flat group (FSDP1, element ranges) and whole tensor
 // on one rank (the Muon case: no collective at all). Owner: rank 1.
@@ -22,7 +24,7 @@ dist.flat_group @group on @m[dp] numel [64, 16]
 // CHECK-NEXT: dist.scatter %{{.*}} on @m axes [dp] dim 0 root 1 : tensor<16x8xf32> -> tensor<4x8xf32>
 func.func @dim(%p: !dim, %g: !dim, %m: !dim) -> (!dim, !dim) {
   %r:2 = muon.step params(%p : !dim) grads(%g : !dim) momenta(%m : !dim)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1>}
   return %r#0, %r#1 : !dim, !dim
 }
 
@@ -32,7 +34,7 @@ func.func @dim(%p: !dim, %g: !dim, %m: !dim) -> (!dim, !dim) {
 // CHECK: dist.scatter %{{.*}} on @m axes [dp] dim 0 root 1 weights [1, 2, 3, 2] : tensor<16x8xf32> -> tensor<?x8xf32>
 func.func @weighted(%p: !wtd, %g: !wtd, %m: !wtd) -> (!wtd, !wtd) {
   %r:2 = muon.step params(%p : !wtd) grads(%g : !wtd) momenta(%m : !wtd)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1>}
   return %r#0, %r#1 : !wtd, !wtd
 }
 
@@ -45,7 +47,7 @@ func.func @weighted(%p: !wtd, %g: !wtd, %m: !wtd) -> (!wtd, !wtd) {
 // CHECK: dist.scatter %{{.*}} on @g axes [c] dim 1 root 1
 func.func @block(%p: !blk, %g: !blk, %m: !blk) -> (!blk, !blk) {
   %r:2 = muon.step params(%p : !blk) grads(%g : !blk) momenta(%m : !blk)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1>}
   return %r#0, %r#1 : !blk, !blk
 }
 
@@ -64,7 +66,7 @@ func.func @flat(%a: !fl0, %b: !fl1, %ga: !fl0, %gb: !fl1, %ma: !fl0, %mb: !fl1)
     -> (!fl0, !fl1, !fl0, !fl1) {
   %r:4 = muon.step params(%a, %b : !fl0, !fl1) grads(%ga, %gb : !fl0, !fl1)
       momenta(%ma, %mb : !fl0, !fl1)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1, 1>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1, 1>}
   return %r#0, %r#1, %r#2, %r#3 : !fl0, !fl1, !fl0, !fl1
 }
 
@@ -80,6 +82,6 @@ func.func @flat(%a: !fl0, %b: !fl1, %ga: !fl0, %gb: !fl1, %ma: !fl0, %mb: !fl1)
 // R0: return
 func.func @whole(%p: !whl, %g: !whl, %m: !whl) -> (!whl, !whl) {
   %r:2 = muon.step params(%p : !whl) grads(%g : !whl) momenta(%m : !whl)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 1>}
   return %r#0, %r#1 : !whl, !whl
 }

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // One parameter at a time (async_gpu_parallelism = false): the checks follow
 // each parameter's plan in order; rounds are checked in rounds.mlir.
 // TP with a per-parameter TP dim (parameter 0 on dim 0, parameter 1 on dim 1):
@@ -32,6 +34,6 @@ func.func @tp(%w0: !col, %w1: !row, %g0: !col, %g1: !row, %m0: !col, %m1: !row)
     -> (!col, !row, !col, !row) {
   %r:4 = muon.step params(%w0, %w1 : !col, !row) grads(%g0, %g1 : !col, !row)
       momenta(%m0, %m1 : !col, !row)
-      {lr = 0.02 : f64, async_gpu_parallelism = false, strategy = #muon.strategy<explicit>, owners = array<i64: 0, 1>}
+      {lr = 0.02 : f64, async_gpu_parallelism = false, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 0, 1>}
   return %r#0, %r#1, %r#2, %r#3 : !col, !row, !col, !row
 }

@@ -1,3 +1,5 @@
+// The layout's plan with blocking collectives (prefetch_count = 0); the
+// asynchronous schedule is checked in prefetch.mlir.
 // Uneven shapes follow the chunk rule: 10 rows over 4 ranks are 3, 3, 3, 1;
 // 7x5 over tp = 2 columns is 3 + 2. Local sizes that differ between ranks
 // are dynamic; the full tensor on the owner is static.
@@ -22,7 +24,7 @@ dist.mesh @t [dp = 2, tp = 2]
 // CHECK: muon.apply_update {{.*}} scale 1.2909944487358056 : tensor<?x6xf32>
 func.func @rows(%p: !rows, %g: !rows, %m: !rows) -> (!rows, !rows) {
   %r:2 = muon.step params(%p : !rows) grads(%g : !rows) momenta(%m : !rows)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 3>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 3>}
   return %r#0, %r#1 : !rows, !rows
 }
 
@@ -35,6 +37,6 @@ func.func @rows(%p: !rows, %g: !rows, %m: !rows) -> (!rows, !rows) {
 // CHECK-NEXT: dist.scatter %{{.*}} on @t axes [tp] dim 1 root 1 : tensor<?x5xf32> -> tensor<?x?xf32>
 func.func @both(%p: !both, %g: !both, %m: !both) -> (!both, !both) {
   %r:2 = muon.step params(%p : !both) grads(%g : !both) momenta(%m : !both)
-      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 3>}
+      {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, prefetch_count = 0, owners = array<i64: 3>}
   return %r#0, %r#1 : !both, !both
 }
