@@ -452,7 +452,7 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
   // Peak memory: the gathered matrices a rank orthogonalises that are alive
   // at once (one round, plus `prefetch` rounds in flight; every matrix in
   // turn for the naive schedule).
-  size_t window = kind == ScheduleKind::Rounds ? 1 + prefetch : 1;
+  size_t window = kind != ScheduleKind::Naive ? 1 + std::max<int64_t>(0, prefetch) : 1;
   for (size_t i = 0; i < rounds.size(); ++i) {
     std::vector<double> bytes(numRanks, 0);
     for (size_t j = i; j < std::min(rounds.size(), i + window); ++j)
@@ -468,7 +468,7 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
     return phaseOps(ops, steps->params, steps->mesh, round, afterNs, naive,
                     batch);
   };
-  if (kind != ScheduleKind::Rounds || prefetch <= 0) {
+  if (kind == ScheduleKind::Naive || prefetch <= 0) {
     for (const std::vector<size_t> &round : rounds) {
       for (const RoundOp &r : phase(round, false))
         sim.blocking(r.op());

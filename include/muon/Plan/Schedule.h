@@ -68,12 +68,13 @@ enum class ScheduleKind {
   /// Every rank gathers every matrix whole (all-gathers) and orthogonalises
   /// all of them: the redundant baseline.
   Naive,
-  /// One parameter at a time, blocking collectives.
+  /// One parameter at a time (a round of one); with `prefetch` as below.
   Sequential,
   /// Rounds (scheduleRounds), blocking collectives; with `prefetch` k > 0,
   /// collectives are asynchronous on one communication lane per rank:
   /// round i + k's gathers are in flight during round i's Newton-Schulz,
-  /// and round i's redistribute overlaps round i + 1's.
+  /// and round i's redistribute overlaps round i + 1's (what
+  /// muon-expand-step emits for prefetch_count = k).
   Rounds,
 };
 

@@ -21,7 +21,7 @@
 // CHECK-NEXT: 0 dp=0 1 25600 384 384 6.0 6.0 2 512
 // CHECK-NEXT: 1 dp=1 0 0 128 128 6.0 6.0 2 0
 // One parameter: nothing to batch, 2 calls either way.
-// CHECK: schedule: rounds, 1 round, blocking collectives; at most 2 collective calls per rank (2 without batching); estimated step 6.0 us
+// CHECK: schedule: rounds, 1 round, prefetch 1; at most 2 collective calls per rank (2 without batching); estimated step 6.0 us
 // Naive all-gathers instead (3 us, no scatter) and orthogonalises everywhere.
 // CHECK: schedule step_us x_bound colls/rank peak_B/rank
 // CHECK-NEXT: naive 3.0 0.500 1 512

@@ -169,7 +169,8 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
   plan::CostModel model = costModelFor(step);
   plan::ScheduleEstimator estimator(costInputs(step, facts), mesh,
                                     step.getNsSteps(), model);
-  plan::Estimate est = estimator.estimate(scheduleOf(step));
+  int64_t prefetch = step.getPrefetchCount();
+  plan::Estimate est = estimator.estimate(scheduleOf(step), prefetch);
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
                      "rank", "coords", "params", "ns_flops", "sent_B",
                      "recv_B", "est_us", "exposed_us", "colls", "peak_B");
@@ -204,15 +205,19 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
         *std::max_element(e.collectives.begin(), e.collectives.end()));
   };
   plan::Estimate unbatched =
-      estimator.estimate(scheduleOf(step), 0, false, /*batch=*/false);
-  os << llvm::format("schedule: %s, %zu round%s, blocking collectives; "
+      estimator.estimate(scheduleOf(step), prefetch, false, /*batch=*/false);
+  std::string collectives =
+      prefetch > 0 ? "prefetch " + std::to_string(prefetch)
+                   : std::string("blocking collectives");
+  os << llvm::format("schedule: %s, %zu round%s, %s; "
                      "at most %lld collective calls per rank (%lld without "
                      "batching); estimated step %.1f us on the H100 model "
                      "(docs/schedule.md)\n",
                      step.getAsyncGpuParallelism() ? "rounds"
                                                    : "one parameter at a time",
-                     rounds, rounds == 1 ? "" : "s", mostCalls(est),
-                     mostCalls(unbatched), est.stepSeconds * 1e6);
+                     rounds, rounds == 1 ? "" : "s", collectives.c_str(),
+                     mostCalls(est), mostCalls(unbatched),
+                     est.stepSeconds * 1e6);
   if (schedules)
     printScheduleEstimates(model, estimator, os);
 }
