@@ -26,6 +26,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // Distribution and compute ops to runtime calls on local tensors.
   optim::MuonExpandStepOptions expand;
   expand.batchCollectives = options.batchCollectives;
+  expand.maxPrefetchBytes = options.maxPrefetchBytes;
   pm.addPass(optim::createMuonExpandStep(expand));
   pm.addPass(createConvertMuonToLinalg());
   ConvertMuonToRuntimeOptions nsOptions;

@@ -452,15 +452,15 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
   // Peak memory: the gathered matrices a rank orthogonalises that are alive
   // at once (one round, plus `prefetch` rounds in flight; every matrix in
   // turn for the naive schedule).
-  size_t window = kind != ScheduleKind::Naive ? 1 + std::max<int64_t>(0, prefetch) : 1;
-  for (size_t i = 0; i < rounds.size(); ++i) {
-    std::vector<double> bytes(numRanks, 0);
-    for (size_t j = i; j < std::min(rounds.size(), i + window); ++j)
-      for (size_t p : rounds[j])
-        for (auto [r, t] : ops[p].ns.work)
-          bytes[r] += ops[p].matrixBytes;
-    for (int64_t r = 0; r < numRanks; ++r)
-      sim.est.peakBytes[r] = std::max(sim.est.peakBytes[r], bytes[r]);
+  if (kind == ScheduleKind::Naive) {
+    for (size_t p = 0; p < ops.size(); ++p)
+      for (auto [r, t] : ops[p].ns.work)
+        sim.est.peakBytes[r] = std::max(sim.est.peakBytes[r],
+                                        ops[p].matrixBytes);
+  } else {
+    sim.est.peakBytes =
+        gatheredPeakBytes(steps->params, steps->mesh, rounds, prefetch,
+                          steps->model.bytesPerElement);
   }
 
   bool naive = kind == ScheduleKind::Naive;
@@ -517,6 +517,39 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
   for (size_t p : rounds.empty() ? std::vector<size_t>() : rounds.back())
     sim.wait(ready[p]);
   return sim.finish();
+}
+
+std::vector<double>
+plan::gatheredPeakBytes(const std::vector<ParamCostInput> &params,
+                        const layout::Mesh &mesh,
+                        const std::vector<std::vector<size_t>> &rounds,
+                        int64_t prefetch, double bytesPerElement) {
+  // Bytes each round leaves on each rank.
+  std::vector<std::vector<double>> perRound(
+      rounds.size(), std::vector<double>(mesh.numRanks(), 0));
+  for (size_t i = 0; i < rounds.size(); ++i)
+    for (size_t p : rounds[i]) {
+      const ParamCostInput &in = params[p];
+      layout::Layout gathered =
+          layoutAfter(in.plan, in.layout, in.plan.chain.size());
+      double bytes =
+          static_cast<double>(layout::localShard(in.shape, gathered, mesh,
+                                                 mesh.coords(in.owner))
+                                  .numElements()) *
+          bytesPerElement;
+      for (int64_t r : ownerRanks(in.plan, mesh, in.owner))
+        perRound[i][r] += bytes;
+    }
+  size_t window = 1 + static_cast<size_t>(std::max<int64_t>(0, prefetch));
+  std::vector<double> peak(mesh.numRanks(), 0);
+  for (size_t i = 0; i < rounds.size(); ++i)
+    for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+      double held = 0;
+      for (size_t j = i; j < std::min(rounds.size(), i + window); ++j)
+        held += perRound[j][r];
+      peak[r] = std::max(peak[r], held);
+    }
+  return peak;
 }
 
 double plan::lowerBound(const Estimate &rounds) {

@@ -48,6 +48,11 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
                      "communicator into batched calls (muon-expand-step's "
                      "option; docs/schedule.md)"),
       llvm::cl::init(true)};
+  Option<int64_t> maxPrefetchBytes{
+      *this, "max-prefetch-bytes",
+      llvm::cl::desc("Bound on the gathered matrices one rank holds at once; "
+                     "lowers a step's prefetch_count to fit (0: no bound)"),
+      llvm::cl::init(0)};
 };
 
 /// Adds the passes that take a module with `muon.step` (or already expanded

@@ -121,6 +121,16 @@ Estimate estimateSchedule(const std::vector<ParamCostInput> &params,
                           int64_t prefetch = 0, bool trace = false,
                           bool batch = true);
 
+/// Per rank: the most bytes of gathered matrices (the Newton-Schulz inputs
+/// of the parameters the rank orthogonalises) alive at once when round i's
+/// matrices are held together with those of the `prefetch` rounds after it
+/// (their gathers are in flight). What prefetch costs in memory.
+std::vector<double>
+gatheredPeakBytes(const std::vector<ParamCostInput> &params,
+                  const layout::Mesh &mesh,
+                  const std::vector<std::vector<size_t>> &rounds,
+                  int64_t prefetch, double bytesPerElement);
+
 /// No schedule of these owners beats this: the busiest rank's link time or
 /// Newton-Schulz time, whichever is larger (max over ranks of
 /// max(comm, compute) of the blocking rounds estimate `rounds`).

@@ -14,6 +14,8 @@
 #include "muon/Plan/Schedule.h"
 #include "muon/Support/VerifyPassOutput.h"
 
+#include "StepCost.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -639,6 +641,44 @@ struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
   using MuonExpandStepBase::MuonExpandStepBase;
 
+  /// The step's prefetch_count, lowered until the gathered matrices one
+  /// rank holds at once fit max-prefetch-bytes (a remark says so).
+  int64_t boundedPrefetch(StepOp step, const StepFacts &facts) {
+    int64_t k = step.getPrefetchCount();
+    if (maxPrefetchBytes <= 0 || k == 0)
+      return k;
+    std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
+    std::vector<double> cost;
+    for (const plan::ParamCostInput &p : inputs)
+      cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
+                                      step.getNsSteps()));
+    std::vector<int64_t> owners(step.getOwners()->begin(),
+                                step.getOwners()->end());
+    auto rounds = plan::scheduleRounds(owners, cost,
+                                       step.getAsyncGpuParallelism());
+    auto peakOf = [&](int64_t depth) {
+      std::vector<double> peak = plan::gatheredPeakBytes(
+          inputs, facts.mesh, rounds, depth, /*bytesPerElement=*/4);
+      auto at = std::max_element(peak.begin(), peak.end());
+      return std::make_pair(*at, at - peak.begin());
+    };
+    auto [wanted, rank] = peakOf(k);
+    int64_t fits = k;
+    double held = wanted;
+    while (fits > 0 && held > static_cast<double>(maxPrefetchBytes))
+      held = peakOf(--fits).first;
+    if (fits != k)
+      step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
+                        << " by max-prefetch-bytes = "
+                        << static_cast<int64_t>(maxPrefetchBytes)
+                        << ": " << k << " round(s) ahead would hold "
+                        << static_cast<int64_t>(wanted)
+                        << " bytes of gathered matrices on rank " << rank
+                        << " at once, " << fits << " hold(s) at most "
+                        << static_cast<int64_t>(held);
+    return fits;
+  }
+
   void runOnOperation() override {
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
@@ -659,7 +699,8 @@ struct MuonExpandStepPass
       // the body they sit.
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
-      StepExpander(step, *facts, batchCollectives, step.getPrefetchCount())
+      StepExpander(step, *facts, batchCollectives,
+                   boundedPrefetch(step, *facts))
           .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))

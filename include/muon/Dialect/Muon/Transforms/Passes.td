@@ -68,11 +68,22 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     `dist.gather_batch` (`dist.scatter_batch`): one all-to-all instead of
     one rooted call per parameter. `batch-collectives=false` keeps one
     rooted call per parameter (to compare; the results are the same).
+
+    With `prefetch_count = k > 0` the gathers and scatters are asynchronous
+    (`!dist.token`): round i + k's gathers are issued before round i's
+    Newton-Schulz (a chain of several gathers advances one level per
+    round), and round i's scatters are waited on after round i + 1's
+    Newton-Schulz. A rank then holds the gathered matrices of up to k + 1
+    rounds; `max-prefetch-bytes` bounds that peak by lowering k.
   }];
   let options = [
     Option<"batchCollectives", "batch-collectives", "bool", "true",
            "Merge a round's gathers and scatters over one communicator "
-           "into batched calls (dist.gather_batch / dist.scatter_batch)">
+           "into batched calls (dist.gather_batch / dist.scatter_batch)">,
+    Option<"maxPrefetchBytes", "max-prefetch-bytes", "int64_t", "0",
+           "Bound on the gathered matrices (f32 bytes) one rank holds at "
+           "once: a step whose prefetch_count would exceed it prefetches "
+           "fewer rounds, with a remark (0: no bound)">
   ];
   let dependentDialects = [
     "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
