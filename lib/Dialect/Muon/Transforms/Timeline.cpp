@@ -67,10 +67,15 @@ struct MuonTimelinePass
                                step, facts->meshOp, "muon-timeline")))
         return WalkResult::interrupt();
       plan::ScheduleKind k = kind ? *kind : scheduleOf(step);
+      // What the step compiles to prefetches by its own attribute unless
+      // the option says otherwise.
+      int64_t depth = !kind && prefetch.getNumOccurrences() == 0
+                          ? step.getPrefetchCount()
+                          : static_cast<int64_t>(prefetch);
       plan::Estimate est = plan::estimateSchedule(
           costInputs(step, *facts), facts->mesh, step.getNsSteps(),
           costModelFor(step), k,
-          k == plan::ScheduleKind::Rounds ? prefetch : 0, /*trace=*/true);
+          k == plan::ScheduleKind::Naive ? 0 : depth, /*trace=*/true);
       for (plan::TraceEvent &e : est.trace) {
         e.start += offset;
         e.end += offset;

@@ -138,8 +138,8 @@ def MuonTimeline : Pass<"muon-timeline", "mlir::ModuleOp"> {
     Option<"schedule", "schedule", "std::string", "\"step\"",
            "step (what the step compiles to), naive, sequential or rounds">,
     Option<"prefetch", "prefetch", "int64_t", "0",
-           "Rounds whose gathers are in flight ahead (rounds only; an "
-           "estimate: the compiled code does not prefetch yet)">
+           "Rounds whose gathers are in flight ahead (default: the step's "
+           "prefetch_count with schedule=step, else 0)">
   ];
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }
