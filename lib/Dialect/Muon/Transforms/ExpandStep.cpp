@@ -15,6 +15,7 @@
 #include "muon/Support/VerifyPassOutput.h"
 
 #include "StepCost.h"
+#include "StepRoles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -579,105 +580,9 @@ private:
   }
 };
 
-/// Records on the enclosing function which of its arguments and results are
-/// which step operand / result (the entry contract a host reads:
-/// docs/muon-dialect.md, "Argument roles"). Must run before the step is
-/// expanded, while its operands and results are still visible.
-void recordRoles(StepOp step, int64_t stepIndex) {
-  auto fn = step->getParentOfType<func::FuncOp>();
-  if (!fn)
-    return;
-  MLIRContext *ctx = step.getContext();
-  Builder b(ctx);
-  int64_t n = step.getNumParams();
-  auto role = [&](StringRef what, int64_t param) {
-    return b.getDictionaryAttr(
-        {b.getNamedAttr("role", b.getStringAttr(what)),
-         b.getNamedAttr("param", b.getI64IntegerAttr(param)),
-         b.getNamedAttr("name", step.getParamInfoOf(param).getName()),
-         b.getNamedAttr("step", b.getI64IntegerAttr(stepIndex))});
-  };
-  auto extend = [&](StringRef attrName, size_t count,
-                    function_ref<void(size_t, SmallVector<Attribute> &)> add) {
-    SmallVector<Attribute> all;
-    auto old = fn->getAttrOfType<ArrayAttr>(attrName);
-    for (size_t i = 0; i < count; ++i) {
-      SmallVector<Attribute> roles;
-      if (old && i < old.size())
-        llvm::append_range(roles, cast<ArrayAttr>(old[i]));
-      add(i, roles);
-      all.push_back(b.getArrayAttr(roles));
-    }
-    fn->setAttr(attrName, b.getArrayAttr(all));
-  };
-  extend("muon_arg_roles", fn.getNumArguments(),
-         [&](size_t a, SmallVector<Attribute> &roles) {
-           Value arg = fn.getArgument(a);
-           for (int64_t i = 0; i < n; ++i) {
-             if (step.getParams()[i] == arg)
-               roles.push_back(role("param", i));
-             if (step.getGrads()[i] == arg)
-               roles.push_back(role("grad", i));
-             if (step.getMomenta()[i] == arg)
-               roles.push_back(role("momentum", i));
-           }
-         });
-  if (fn.isExternal() || !fn.getBody().hasOneBlock())
-    return;
-  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  if (!ret)
-    return;
-  extend("muon_result_roles", ret.getNumOperands(),
-         [&](size_t r, SmallVector<Attribute> &roles) {
-           auto res = dyn_cast<OpResult>(ret.getOperand(r));
-           if (!res || res.getOwner() != step.getOperation())
-             return;
-           int64_t k = res.getResultNumber();
-           roles.push_back(role(k < n ? "param" : "momentum", k % n));
-         });
-}
-
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
   using MuonExpandStepBase::MuonExpandStepBase;
-
-  /// The step's prefetch_count, lowered until the gathered matrices one
-  /// rank holds at once fit max-prefetch-bytes (a remark says so).
-  int64_t boundedPrefetch(StepOp step, const StepFacts &facts) {
-    int64_t k = step.getPrefetchCount();
-    if (maxPrefetchBytes <= 0 || k == 0)
-      return k;
-    std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
-    std::vector<double> cost;
-    for (const plan::ParamCostInput &p : inputs)
-      cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
-                                      step.getNsSteps()));
-    std::vector<int64_t> owners(step.getOwners()->begin(),
-                                step.getOwners()->end());
-    auto rounds = plan::scheduleRounds(owners, cost,
-                                       step.getAsyncGpuParallelism());
-    auto peakOf = [&](int64_t depth) {
-      std::vector<double> peak = plan::gatheredPeakBytes(
-          inputs, facts.mesh, rounds, depth, /*bytesPerElement=*/4);
-      auto at = std::max_element(peak.begin(), peak.end());
-      return std::make_pair(*at, at - peak.begin());
-    };
-    auto [wanted, rank] = peakOf(k);
-    int64_t fits = k;
-    double held = wanted;
-    while (fits > 0 && held > static_cast<double>(maxPrefetchBytes))
-      held = peakOf(--fits).first;
-    if (fits != k)
-      step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
-                        << " by max-prefetch-bytes = "
-                        << static_cast<int64_t>(maxPrefetchBytes)
-                        << ": " << k << " round(s) ahead would hold "
-                        << static_cast<int64_t>(wanted)
-                        << " bytes of gathered matrices on rank " << rank
-                        << " at once, " << fits << " hold(s) at most "
-                        << static_cast<int64_t>(held);
-    return fits;
-  }
 
   void runOnOperation() override {
     // Layouts are read below: every !dist.tensor must verify first.
@@ -700,7 +605,7 @@ struct MuonExpandStepPass
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
       StepExpander(step, *facts, batchCollectives,
-                   boundedPrefetch(step, *facts))
+                   boundedPrefetch(step, *facts, maxPrefetchBytes))
           .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))

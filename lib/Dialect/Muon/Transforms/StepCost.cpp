@@ -2,6 +2,8 @@
 
 #include "StepCost.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace ::muon::optim;
 namespace plan = ::muon::plan;
@@ -26,4 +28,41 @@ muon::optim::costInputs(StepOp step, const StepFacts &facts) {
 plan::ScheduleKind muon::optim::scheduleOf(StepOp step) {
   return step.getAsyncGpuParallelism() ? plan::ScheduleKind::Rounds
                                        : plan::ScheduleKind::Sequential;
+}
+
+int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
+                                   int64_t maxPrefetchBytes) {
+  int64_t k = step.getPrefetchCount();
+  if (maxPrefetchBytes <= 0 || k == 0)
+    return k;
+  std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
+  std::vector<double> cost;
+  for (const plan::ParamCostInput &p : inputs)
+    cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
+                                    step.getNsSteps()));
+  std::vector<int64_t> owners(step.getOwners()->begin(),
+                              step.getOwners()->end());
+  auto rounds = plan::scheduleRounds(owners, cost,
+                                     step.getAsyncGpuParallelism());
+  auto peakOf = [&](int64_t depth) {
+    std::vector<double> peak = plan::gatheredPeakBytes(
+        inputs, facts.mesh, rounds, depth, /*bytesPerElement=*/4);
+    auto at = std::max_element(peak.begin(), peak.end());
+    return std::make_pair(*at, at - peak.begin());
+  };
+  auto [wanted, rank] = peakOf(k);
+  int64_t fits = k;
+  double held = wanted;
+  while (fits > 0 && held > static_cast<double>(maxPrefetchBytes))
+    held = peakOf(--fits).first;
+  if (fits != k)
+    step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
+                      << " by max-prefetch-bytes = "
+                      << maxPrefetchBytes
+                      << ": " << k << " round(s) ahead would hold "
+                      << static_cast<int64_t>(wanted)
+                      << " bytes of gathered matrices on rank " << rank
+                      << " at once, " << fits << " hold(s) at most "
+                      << static_cast<int64_t>(held);
+  return fits;
 }

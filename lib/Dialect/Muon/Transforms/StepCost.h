@@ -26,6 +26,12 @@ std::vector<plan::ParamCostInput> costInputs(StepOp step,
 /// The schedule the compiled code runs: rounds or one at a time.
 plan::ScheduleKind scheduleOf(StepOp step);
 
+/// The step's prefetch_count, lowered until the gathered matrices (f32)
+/// one rank holds at once fit `maxPrefetchBytes` (0: no bound); a remark
+/// at the step says when it was lowered.
+int64_t boundedPrefetch(StepOp step, const StepFacts &facts,
+                        int64_t maxPrefetchBytes);
+
 } // namespace optim
 } // namespace muon
 

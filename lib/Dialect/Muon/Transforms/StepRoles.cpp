@@ -1,0 +1,63 @@
+//===- StepRoles.cpp - Which entry argument is which step operand ---------===//
+
+#include "StepRoles.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace ::muon::optim;
+
+void muon::optim::recordRoles(StepOp step, int64_t stepIndex) {
+  auto fn = step->getParentOfType<func::FuncOp>();
+  if (!fn)
+    return;
+  MLIRContext *ctx = step.getContext();
+  Builder b(ctx);
+  int64_t n = step.getNumParams();
+  auto role = [&](StringRef what, int64_t param) {
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("role", b.getStringAttr(what)),
+         b.getNamedAttr("param", b.getI64IntegerAttr(param)),
+         b.getNamedAttr("name", step.getParamInfoOf(param).getName()),
+         b.getNamedAttr("step", b.getI64IntegerAttr(stepIndex))});
+  };
+  auto extend = [&](StringRef attrName, size_t count,
+                    function_ref<void(size_t, SmallVector<Attribute> &)> add) {
+    SmallVector<Attribute> all;
+    auto old = fn->getAttrOfType<ArrayAttr>(attrName);
+    for (size_t i = 0; i < count; ++i) {
+      SmallVector<Attribute> roles;
+      if (old && i < old.size())
+        llvm::append_range(roles, cast<ArrayAttr>(old[i]));
+      add(i, roles);
+      all.push_back(b.getArrayAttr(roles));
+    }
+    fn->setAttr(attrName, b.getArrayAttr(all));
+  };
+  extend("muon_arg_roles", fn.getNumArguments(),
+         [&](size_t a, SmallVector<Attribute> &roles) {
+           Value arg = fn.getArgument(a);
+           for (int64_t i = 0; i < n; ++i) {
+             if (step.getParams()[i] == arg)
+               roles.push_back(role("param", i));
+             if (step.getGrads()[i] == arg)
+               roles.push_back(role("grad", i));
+             if (step.getMomenta()[i] == arg)
+               roles.push_back(role("momentum", i));
+           }
+         });
+  if (fn.isExternal() || !fn.getBody().hasOneBlock())
+    return;
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  if (!ret)
+    return;
+  extend("muon_result_roles", ret.getNumOperands(),
+         [&](size_t r, SmallVector<Attribute> &roles) {
+           auto res = dyn_cast<OpResult>(ret.getOperand(r));
+           if (!res || res.getOwner() != step.getOperation())
+             return;
+           int64_t k = res.getResultNumber();
+           roles.push_back(role(k < n ? "param" : "momentum", k % n));
+         });
+}
+
