@@ -1,7 +1,8 @@
 //===- StepCost.h - A muon.step as the schedule estimate's input -*- C++ -*-===//
 //
 // What muon-report and muon-timeline hand plan::estimateSchedule for a
-// step with owners: the cost model it runs on and one input per parameter.
+// step with owners (the cost model it runs on and one input per
+// parameter), and the prefetch depth muon-expand-step can afford.
 //
 //===----------------------------------------------------------------------===//
 
