@@ -430,7 +430,9 @@ phaseOps(const std::vector<ParamOps> &ops,
           ops[round[call.items[0].first]].steps[call.items[0].second];
       std::string label = first.kind == CommStep::Kind::Gather
                               ? "gather_batch"
-                              : "scatter_batch";
+                          : first.kind == CommStep::Kind::Scatter
+                              ? "scatter_batch"
+                              : "broadcast_batch";
       for (int a : first.axes)
         label += " " + mesh.axisNames[a];
       label += " x" + std::to_string(items.size());

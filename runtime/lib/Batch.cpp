@@ -21,7 +21,8 @@ namespace {
 
 enum BatchKind : int64_t {
   GatherKind = MUON_RT_BATCH_GATHER,
-  ScatterKind = MUON_RT_BATCH_SCATTER
+  ScatterKind = MUON_RT_BATCH_SCATTER,
+  BroadcastKind = MUON_RT_BATCH_BROADCAST
 };
 
 /// One item: its tensors (validated) and where its pieces go.
@@ -64,7 +65,9 @@ struct Exchange {
 };
 
 const char *nameOf(BatchKind k) {
-  return k == GatherKind ? "gather_batch" : "scatter_batch";
+  return k == GatherKind    ? "gather_batch"
+         : k == ScatterKind ? "scatter_batch"
+                            : "broadcast_batch";
 }
 
 Batch &batchOf(int64_t handle, const char *op) {
@@ -152,7 +155,7 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
 extern "C" {
 
 int64_t muon_rt_batch_begin(int64_t comm, int64_t kind) {
-  if (kind != GatherKind && kind != ScatterKind)
+  if (kind != GatherKind && kind != ScatterKind && kind != BroadcastKind)
     fatal("batch_begin", "", "unknown batch kind " + std::to_string(kind));
   BatchKind k = static_cast<BatchKind>(kind);
   communicator(comm, nameOf(k)); // an unknown handle fails here
@@ -169,9 +172,24 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
                      std::to_string(b.items.size());
   Call c(name, b.comm, in, out, /*counted=*/false);
   Item it;
-  it.extents = c.extentsOf(ext);
   c.checkRoot(root);
   it.root = root;
+  if (b.kind == BroadcastKind) {
+    // A scatter in which every member's piece is the root's whole operand:
+    // one block of one "row" of all its elements, at offset 0.
+    if (c.comm->rank == root && c.in.shape != c.out.shape)
+      c.fail("operand " + c.in.shapeStr() + " and result " +
+             c.out.shapeStr() + " differ");
+    it.in = c.in;
+    it.out = c.out;
+    it.inner = c.out.numElements();
+    it.extents.assign(c.comm->size, 1);
+    it.offsets.assign(c.comm->size, 0);
+    it.total = 1;
+    b.items.push_back(std::move(it));
+    return;
+  }
+  it.extents = c.extentsOf(ext);
   bool isRoot = c.comm->rank == root;
   bool gathering = b.kind == GatherKind;
   const TensorView &piece = gathering ? c.in : c.out;
@@ -203,7 +221,7 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
   Exchange x;
   if (b.kind == GatherKind)
     planGather(b, c, r, x);
-  else
+  else // a broadcast is a scatter of whole pieces (muon_rt_batch_item)
     planScatter(b, c, r, x);
   counters().bytes_sent += 4 * x.send.total();
   std::string error;

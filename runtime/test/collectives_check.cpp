@@ -205,10 +205,27 @@ int main(int argc, char **argv) {
     expect("scatter_batch item 1", sa.data, a.data);
     done("gather_batch / scatter_batch uneven, dims 0 and 1, async");
   }
+  { // A broadcast batch: a 2x3 tensor from member 0 and a 4-vector from
+    // member 2, to every member in one exchange.
+    T a({2, 3}, -1), b({4}, -1), ra({2, 3}, -9), rb({4}, -9);
+    if (rank == 0)
+      for (int k = 0; k < 6; ++k)
+        a.data[k] = 10 + k;
+    if (rank == 2)
+      b.data = {7, 8, 9, 6};
+    I64 none(std::vector<int64_t>{});
+    int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_BROADCAST);
+    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &ra.ref, 0, 0, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &rb.ref, 0, 2, &none.a);
+    muon_rt_wait(muon_rt_batch_end(batch, 1));
+    expect("broadcast_batch item 0", ra.data, {10, 11, 12, 13, 14, 15});
+    expect("broadcast_batch item 1", rb.data, {7, 8, 9, 6});
+    done("broadcast_batch from two roots, async");
+  }
   {
     muon_rt_counters c;
     muon_rt_get_counters(&c);
-    if (c.collectives != 13) // every call above; a batch counts once
+    if (c.collectives != 14) // every call above; a batch counts once
       ++failures, std::printf("MISMATCH collectives counter %lld\n",
                               (long long)c.collectives);
     done("counters");

@@ -26,7 +26,7 @@ func.func @return_not_from_local(%p: !r) -> !t {
 
 dist.mesh @m [dp = 2]
 func.func @async(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
-  // expected-error @below {{'dist.all_gather' op is asynchronous (!dist.token); the CPU lowering runs it synchronously: only dist.gather, dist.scatter, dist.gather_batch and dist.scatter_batch lower asynchronously}}
+  // expected-error @below {{'dist.all_gather' op is asynchronous (!dist.token); the CPU lowering runs it synchronously: only the rooted ones (dist.gather, dist.scatter, dist.broadcast and their batches) lower asynchronously}}
   %r, %t = dist.all_gather %x on @m axes [dp] dim 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
   dist.wait %t
   return %r : tensor<8x4xf32>
@@ -37,7 +37,7 @@ func.func @async(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
 // A token nobody waits on still makes the op asynchronous.
 dist.mesh @m [dp = 2]
 func.func @async_unwaited(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
-  // expected-error @below {{'dist.all_gather' op is asynchronous (!dist.token); the CPU lowering runs it synchronously: only dist.gather, dist.scatter, dist.gather_batch and dist.scatter_batch lower asynchronously}}
+  // expected-error @below {{'dist.all_gather' op is asynchronous (!dist.token); the CPU lowering runs it synchronously: only the rooted ones (dist.gather, dist.scatter, dist.broadcast and their batches) lower asynchronously}}
   %r, %t = dist.all_gather %x on @m axes [dp] dim 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
   return %r : tensor<8x4xf32>
 }

@@ -115,9 +115,10 @@ TEST(RoundCalls, WeightedAndFlatSplitsStaySingle) {
   EXPECT_EQ(g[2].items, (Items{{2, 0}, {3, 0}}));
 }
 
-TEST(RoundCalls, GradientReductionsAndBroadcastsAreNotBatched) {
+TEST(RoundCalls, HsdpBroadcastsShareOneCall) {
   // HSDP [rep = 2, dp = 2]: the gather runs on the owner's replica only;
-  // the replicas then get a broadcast, one call per parameter.
+  // the replicas then get a broadcast over rep from the owner's replica:
+  // every rank takes part in every broadcast, so one call for the round.
   Mesh mesh{{"rep", "dp"}, {2, 2}};
   Layout l = layoutOf({Placement::replicate(), Placement::shard(0)});
   std::vector<Param> round = {param({8, 4}, l, mesh, 0),
@@ -129,12 +130,12 @@ TEST(RoundCalls, GradientReductionsAndBroadcastsAreNotBatched) {
   EXPECT_EQ(g[0].items, (Items{{0, 0}, {1, 0}}));
   EXPECT_EQ(g[1].items, (Items{{2, 0}}));
   std::vector<RoundCall> s = calls(round, true);
-  ASSERT_EQ(s.size(), 5u); // scatters as above, then three broadcasts
+  ASSERT_EQ(s.size(), 3u); // scatters as above, then one broadcast batch
   EXPECT_EQ(s[0].items, (Items{{0, 2}, {1, 2}}));
   EXPECT_EQ(s[1].items, (Items{{2, 2}}));
-  for (size_t i = 2; i < 5; ++i)
-    EXPECT_EQ(round[s[i].items[0].first].steps[s[i].items[0].second].kind,
-              CommStep::Kind::Broadcast);
+  EXPECT_EQ(s[2].items, (Items{{0, 3}, {1, 3}, {2, 3}}));
+  EXPECT_EQ(round[0].steps[3].kind, CommStep::Kind::Broadcast);
+  EXPECT_EQ(s[2].level, 1u);
 }
 
 } // namespace

@@ -31,7 +31,7 @@ std::vector<int64_t> participants(const ParamPlan &plan, const CommStep &step,
 
 /// Whether `step` may share a call with other parameters' steps: a rooted
 /// gather or scatter of a chunk-rule split (flat and weighted splits carry
-/// per-member sizes and stay single calls).
+/// per-member sizes and stay single calls), or a broadcast to the replicas.
 bool batchable(const CommStep &step);
 
 /// One parameter of a round.

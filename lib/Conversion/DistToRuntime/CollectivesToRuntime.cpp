@@ -255,10 +255,12 @@ public:
     return results;
   }
 
-  /// A collective whose result has the operand's shape.
-  Value sameShapeCollective(OpBuilder &b, Operation *op, Value input,
-                            RuntimeFn fn, ArrayRef<int64_t> extra,
-                            std::optional<int64_t> root = std::nullopt) const {
+  /// A collective whose result has the operand's shape; returns the
+  /// result, and the request when the op has a token.
+  SmallVector<Value>
+  sameShapeCollective(OpBuilder &b, Operation *op, Value input, RuntimeFn fn,
+                      ArrayRef<int64_t> extra,
+                      std::optional<int64_t> root = std::nullopt) const {
     Location loc = op->getLoc();
     auto outT = cast<RankedTensorType>(op->getResult(0).getType());
     Value comm = comms.lookup(op);
@@ -271,9 +273,13 @@ public:
                             out};
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
-    args.push_back(RuntimeCalls::i64(b, loc, 0)); // synchronous
-    rt.call(b, loc, fn, args);
-    return RuntimeCalls::tensorOf(b, loc, buf, outT);
+    bool async = op->getNumResults() > 1;
+    args.push_back(RuntimeCalls::i64(b, loc, async ? 1 : 0));
+    Value request = rt.callValue(b, loc, fn, args);
+    SmallVector<Value> results{RuntimeCalls::tensorOf(b, loc, buf, outT)};
+    if (async)
+      results.push_back(request);
+    return results;
   }
 
   RuntimeCalls &rt;
@@ -400,12 +406,19 @@ struct AllToAllToRuntime : DistPattern<AllToAllOp> {
   }
 };
 
-/// dist.gather_batch / dist.scatter_batch: every item's extents and result
-/// buffer as for the single op, then one batch of runtime items ended by
-/// one exchange (muon_rt_batch_begin, muon_rt_batch_item per item,
-/// muon_rt_batch_end).
-template <typename BatchOp, bool Gathering>
+/// The split dim of a batch item (-1: a broadcast item, whole tensors).
+int64_t itemDim(GatherBatchOp op, size_t i) { return op.getDims()[i]; }
+int64_t itemDim(ScatterBatchOp op, size_t i) { return op.getDims()[i]; }
+int64_t itemDim(BroadcastBatchOp, size_t) { return -1; }
+
+/// dist.gather_batch / dist.scatter_batch / dist.broadcast_batch: every
+/// item's extents and result buffer as for the single op, then one batch of
+/// runtime items ended by one exchange (muon_rt_batch_begin,
+/// muon_rt_batch_item per item, muon_rt_batch_end). `Kind` is the
+/// runtime's MUON_RT_BATCH_*.
+template <typename BatchOp, int64_t Kind>
 struct BatchToRuntime : DistPattern<BatchOp> {
+  static constexpr bool Gathering = Kind == MUON_RT_BATCH_GATHER;
   using DistPattern<BatchOp>::DistPattern;
   using Adaptor = typename DistPattern<BatchOp>::Adaptor;
   LogicalResult lower(BatchOp op, Adaptor adaptor,
@@ -423,17 +436,21 @@ struct BatchToRuntime : DistPattern<BatchOp> {
       Item it;
       it.in = input;
       it.outT = cast<RankedTensorType>(op.getResults()[i].getType());
-      it.dim = op.getDims()[i];
+      it.dim = itemDim(op, i);
       it.root = op.getRoots()[i];
       auto inT = cast<RankedTensorType>(input.getType());
-      int64_t length = Gathering ? it.outT.getDimSize(it.dim)
-                                 : inT.getDimSize(it.dim);
-      // A scatter's full tensor is meaningful on its root only.
+      // A scatter's or broadcast's operand is meaningful on its root only.
       std::optional<int64_t> root =
           Gathering ? std::nullopt : std::optional<int64_t>(it.root);
-      CollectiveLowering::Extents ext =
-          l.extents(rewriter, loc, op, input, it.dim, Gathering, length,
-                    std::nullopt, std::nullopt, root);
+      CollectiveLowering::Extents ext;
+      if (it.dim >= 0) {
+        int64_t length = Gathering ? it.outT.getDimSize(it.dim)
+                                   : inT.getDimSize(it.dim);
+        ext = l.extents(rewriter, loc, op, input, it.dim, Gathering, length,
+                        std::nullopt, std::nullopt, root);
+      } else {
+        ext.table = l.rt.i64Table(rewriter, loc, {}); // whole tensors
+      }
       it.table = ext.table;
       std::tie(it.buf, it.out) = RuntimeCalls::allocate(
           rewriter, loc, it.outT,
@@ -441,15 +458,14 @@ struct BatchToRuntime : DistPattern<BatchOp> {
                         Gathering, root));
       items.push_back(it);
     }
-    Value batch = l.rt.callValue(
-        rewriter, loc, RuntimeFn::muon_rt_batch_begin,
-        {comm, RuntimeCalls::i64(rewriter, loc,
-                                 Gathering ? MUON_RT_BATCH_GATHER
-                                           : MUON_RT_BATCH_SCATTER)});
+    Value batch =
+        l.rt.callValue(rewriter, loc, RuntimeFn::muon_rt_batch_begin,
+                       {comm, RuntimeCalls::i64(rewriter, loc, Kind)});
     for (const Item &it : items)
       l.rt.call(rewriter, loc, RuntimeFn::muon_rt_batch_item,
                 {batch, RuntimeCalls::unrankedBufferOf(rewriter, loc, it.in),
-                 it.out, RuntimeCalls::i64(rewriter, loc, it.dim),
+                 it.out,
+                 RuntimeCalls::i64(rewriter, loc, std::max<int64_t>(0, it.dim)),
                  RuntimeCalls::i64(rewriter, loc, it.root), it.table});
     // Asynchronous with a token: the token becomes the request handle.
     Value request = l.rt.callValue(
@@ -522,8 +538,11 @@ void muon::populateDistCollectiveToRuntimePatterns(
   CollectiveLowering lowering(rt, comms);
   patterns.add<AllGatherToRuntime, GatherToRuntime, ScatterToRuntime,
                ReduceScatterToRuntime, AllReduceToRuntime, BroadcastToRuntime,
-               AllToAllToRuntime, BatchToRuntime<GatherBatchOp, true>,
-               BatchToRuntime<ScatterBatchOp, false>, WaitToRuntime,
+               AllToAllToRuntime,
+               BatchToRuntime<GatherBatchOp, MUON_RT_BATCH_GATHER>,
+               BatchToRuntime<ScatterBatchOp, MUON_RT_BATCH_SCATTER>,
+               BatchToRuntime<BroadcastBatchOp, MUON_RT_BATCH_BROADCAST>,
+               WaitToRuntime,
                CompletedTokenToRuntime, RankToRuntime, CoordToRuntime>(
       patterns.getContext(), lowering);
 }

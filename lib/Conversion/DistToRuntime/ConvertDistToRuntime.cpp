@@ -104,12 +104,12 @@ LogicalResult checkLowerable(func::FuncOp f) {
       // A token result, used or not, makes the op asynchronous: lowered for
       // the rooted ops the step uses, whose input the runtime copies.
       bool async = llvm::any_of(op->getResultTypes(), llvm::IsaPred<TokenType>);
-      if (async &&
-          !isa<GatherOp, ScatterOp, GatherBatchOp, ScatterBatchOp>(op)) {
+      if (async && !isa<GatherOp, ScatterOp, BroadcastOp, GatherBatchOp,
+                        ScatterBatchOp, BroadcastBatchOp>(op)) {
         op->emitOpError("is asynchronous (!dist.token); the CPU lowering "
-                        "runs it synchronously: only dist.gather, "
-                        "dist.scatter, dist.gather_batch and "
-                        "dist.scatter_batch lower asynchronously");
+                        "runs it synchronously: only the rooted ones "
+                        "(dist.gather, dist.scatter, dist.broadcast and "
+                        "their batches) lower asynchronously");
         return WalkResult::interrupt();
       }
       if (async && failed(checkAsyncResultsLive(op)))

@@ -770,3 +770,39 @@ func.func @f(%x: tensor<4x8xf32>) {
   %0 = dist.gather_batch %x on @m axes [ep] dims [0] roots [0] : (tensor<4x8xf32>) -> (tensor<16x8xf32>)
   return
 }
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.broadcast_batch' op has 2 items but 1 roots}}
+  %0:2 = dist.broadcast_batch %x, %x on @m axes [dp] roots [0] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.broadcast_batch' op item 1: result dimension 1 has size 4 but the operand has 8}}
+  %0:2 = dist.broadcast_batch %x, %x on @m axes [dp] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.broadcast_batch' op item 0: root 2 is out of range for a group of 2 ranks}}
+  %0 = dist.broadcast_batch %x on @m axes [tp] roots [2] : (tensor<4x8xf32>) -> (tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.broadcast_batch' op item 0: result rank 1 differs from the operand rank 2}}
+  %0 = dist.broadcast_batch %x on @m axes [tp] roots [1] : (tensor<4x8xf32>) -> (tensor<32xf32>)
+  return
+}

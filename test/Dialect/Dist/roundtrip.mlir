@@ -106,6 +106,11 @@ func.func @batches(%x: tensor<4x8xf32>, %y: tensor<8x2xf32>, %u: tensor<?x8xf32>
   // CHECK: %{{.*}}, %{{.*}} = dist.gather_batch %{{.*}} on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
   %2, %t = dist.gather_batch %x on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
   dist.wait %t
+  // CHECK: %{{.*}}:2 = dist.broadcast_batch %{{.*}}, %{{.*}} on @m axes [dp] roots [3, 0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
+  %3:2 = dist.broadcast_batch %x, %y on @m axes [dp] roots [3, 0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
+  // CHECK: dist.completed_token
+  %done = dist.completed_token
+  dist.wait %done
   return
 }
 

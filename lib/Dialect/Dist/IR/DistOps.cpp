@@ -490,6 +490,14 @@ LogicalResult ScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   });
 }
 
+/// The split dim of item `i` of a batch (a broadcast item has none).
+static int64_t itemDim(GatherBatchOp op, size_t i) { return op.getDims()[i]; }
+static int64_t itemDim(ScatterBatchOp op, size_t i) { return op.getDims()[i]; }
+static int64_t itemDim(BroadcastBatchOp, size_t) { return -1; }
+static size_t dimCount(GatherBatchOp op) { return op.getDims().size(); }
+static size_t dimCount(ScatterBatchOp op) { return op.getDims().size(); }
+static size_t dimCount(BroadcastBatchOp op) { return op.getInputs().size(); }
+
 /// Mesh-independent checks of a batch: one dim and root per item, and each
 /// item a valid rooted collective on its own.
 template <typename BatchOp>
@@ -500,16 +508,23 @@ static LogicalResult verifyBatch(BatchOp op) {
   if (op.getResults().size() != n)
     return op.emitOpError("has ")
            << n << " operands but " << op.getResults().size() << " results";
-  if (op.getDims().size() != n || op.getRoots().size() != n)
+  if (isa<BroadcastBatchOp>(op.getOperation()) && op.getRoots().size() != n)
     return op.emitOpError("has ")
-           << n << " items but " << op.getDims().size() << " dims and "
+           << n << " items but " << op.getRoots().size() << " roots";
+  if (dimCount(op) != n || op.getRoots().size() != n)
+    return op.emitOpError("has ")
+           << n << " items but " << dimCount(op) << " dims and "
            << op.getRoots().size() << " roots";
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    SmallVector<int64_t> dims;
+    if (!isa<BroadcastBatchOp>(op.getOperation()))
+      dims.push_back(itemDim(op, i));
     if (failed(verifyCollectiveBase(
             op, cast<RankedTensorType>(op.getInputs()[i].getType()),
-            cast<RankedTensorType>(op.getResults()[i].getType()),
-            {op.getDims()[i]}, "item " + std::to_string(i) + ": ")))
+            cast<RankedTensorType>(op.getResults()[i].getType()), dims,
+            "item " + std::to_string(i) + ": ")))
       return failure();
+  }
   return success();
 }
 
@@ -524,7 +539,7 @@ static LogicalResult verifyBatchSymbolUses(BatchOp op, DimRule splitRule,
     return failure();
   for (size_t i = 0; i < op.getInputs().size(); ++i) {
     std::string item = "item " + std::to_string(i) + ": ";
-    int64_t dim = op.getDims()[i];
+    int64_t dim = itemDim(op, i);
     if (failed(verifyRoot(op, op.getRoots()[i], g->groupSize, item)) ||
         failed(verifyCollectiveShapes(
             op, cast<RankedTensorType>(op.getInputs()[i].getType()),
@@ -541,6 +556,11 @@ LogicalResult GatherBatchOp::verify() { return verifyBatch(*this); }
 LogicalResult
 GatherBatchOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyBatchSymbolUses(*this, DimRule::Gather, tables);
+}
+LogicalResult BroadcastBatchOp::verify() { return verifyBatch(*this); }
+LogicalResult
+BroadcastBatchOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyBatchSymbolUses(*this, DimRule::Same, tables);
 }
 LogicalResult ScatterBatchOp::verify() { return verifyBatch(*this); }
 LogicalResult

@@ -418,9 +418,9 @@ private:
     });
   }
 
-  /// A rooted gather or scatter (chunk rule) of one parameter issued
-  /// asynchronously: its result and token (a completed one on the ranks
-  /// that skip it).
+  /// A rooted gather or scatter (chunk rule) or a broadcast of one
+  /// parameter issued asynchronously: its result and token (a completed one
+  /// on the ranks that skip it).
   SmallVector<Value> asyncStep(const ParamState &s, const plan::CommStep &c) {
     RankedTensorType resultT = localOf(s, c.to);
     Type token = dist::TokenType::get(b.getContext());
@@ -432,18 +432,22 @@ private:
         op = dist::GatherOp::create(b, loc, resultT, token, s.x, meshRef,
                                     axisNames(c.axes), dim, root,
                                     DenseI64ArrayAttr(), DenseI64ArrayAttr());
-      else
+      else if (c.kind == plan::CommStep::Kind::Scatter)
         op = dist::ScatterOp::create(b, loc, resultT, token, s.x, meshRef,
                                      axisNames(c.axes), dim, root,
                                      DenseI64ArrayAttr(), DenseI64ArrayAttr());
+      else
+        op = dist::BroadcastOp::create(b, loc, resultT, token, s.x, meshRef,
+                                       axisNames(c.axes), root);
       return SmallVector<Value>(op->getResults());
     });
   }
 
-  /// Gathers or scatters of several parameters (same kind, communicator
-  /// and participants: plan::roundCalls) as one dist.gather_batch /
-  /// dist.scatter_batch; `async` adds its token as the last value (a
-  /// completed one on the ranks that skip it).
+  /// Gathers, scatters or broadcasts of several parameters (same kind,
+  /// communicator and participants: plan::roundCalls) as one
+  /// dist.gather_batch / dist.scatter_batch / dist.broadcast_batch; `async`
+  /// adds its token as the last value (a completed one on the ranks that
+  /// skip it).
   SmallVector<Value> batchStep(ArrayRef<ParamState *> items,
                                ArrayRef<const plan::CommStep *> steps,
                                bool async) {
@@ -468,11 +472,15 @@ private:
                                          meshRef, axisNames(first.axes),
                                          b.getDenseI64ArrayAttr(dims),
                                          b.getDenseI64ArrayAttr(roots));
-      else
+      else if (first.kind == plan::CommStep::Kind::Scatter)
         op = dist::ScatterBatchOp::create(b, loc, types, token, inputs,
                                           meshRef, axisNames(first.axes),
                                           b.getDenseI64ArrayAttr(dims),
                                           b.getDenseI64ArrayAttr(roots));
+      else
+        op = dist::BroadcastBatchOp::create(b, loc, types, token, inputs,
+                                            meshRef, axisNames(first.axes),
+                                            b.getDenseI64ArrayAttr(roots));
       return SmallVector<Value>(op->getResults());
     });
   }

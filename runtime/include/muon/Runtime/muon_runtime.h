@@ -164,16 +164,22 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
 int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
                                         muon_rt_memref *out, int64_t split_dim,
                                         int64_t concat_dim, int64_t async);
-/* Batched rooted gathers or scatters over one communicator
- * (dist.gather_batch / dist.scatter_batch), exchanged in one all-to-all:
- * muon_rt_batch_begin opens a batch of `kind` MUON_RT_BATCH_GATHER or
- * MUON_RT_BATCH_SCATTER and returns its handle; each muon_rt_batch_item
- * adds one item with the arguments muon_rt_gather / muon_rt_scatter take;
+/* Batched rooted gathers, scatters or broadcasts over one communicator
+ * (dist.gather_batch / dist.scatter_batch / dist.broadcast_batch),
+ * exchanged in one all-to-all: muon_rt_batch_begin opens a batch of `kind`
+ * MUON_RT_BATCH_GATHER, _SCATTER or _BROADCAST and returns its handle;
+ * each muon_rt_batch_item adds one item with the arguments muon_rt_gather /
+ * muon_rt_scatter take (a broadcast item ignores `dim` and `extents`: the
+ * root's whole operand goes to every member);
  * muon_rt_batch_end runs the exchange (the only collective call: counted
  * once) and returns a request handle (async != 0) or 0. Every buffer must
  * stay valid until the exchange completes. Items are checked like the
  * single calls; a mistake names the item ("gather_batch item 2"). */
-enum { MUON_RT_BATCH_GATHER = 0, MUON_RT_BATCH_SCATTER = 1 };
+enum {
+  MUON_RT_BATCH_GATHER = 0,
+  MUON_RT_BATCH_SCATTER = 1,
+  MUON_RT_BATCH_BROADCAST = 2
+};
 int64_t muon_rt_batch_begin(int64_t comm, int64_t kind);
 void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
                                      muon_rt_memref *out, int64_t dim,

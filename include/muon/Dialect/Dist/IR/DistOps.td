@@ -242,6 +242,33 @@ def Dist_ScatterBatchOp : Dist_BatchOp<"scatter_batch"> {
   }];
 }
 
+def Dist_BroadcastBatchOp : Dist_Op<"broadcast_batch",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     Dist_CollectiveOpInterface, AttrSizedResultSegments]> {
+  let summary = "Several broadcasts over one communicator, in one exchange";
+  let description = [{
+    ```mlir
+    %a, %b = dist.broadcast_batch %x, %y on @mesh axes [rep] roots [0, 1]
+        : (tensor<4x8xf32>, tensor<8x2xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
+    ```
+    Item `i` means `dist.broadcast` of operand `i` from member `roots[i]`:
+    result `i` is the root's operand on every member (the operand is read
+    on the root only). The items travel in one exchange (an all-to-all with
+    per-member counts): one latency instead of one per item. Every member
+    issues the op with the same items in the same order (the SPMD rule).
+    With a `!dist.token` result the op is asynchronous.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$roots);
+  let results = (outs Variadic<AnyRankedTensor>:$results,
+                      Optional<Dist_TokenType>:$token);
+  let assemblyFormat = "$inputs `on` $mesh `axes` custom<AxisList>($axes) "
+      "`roots` $roots attr-dict `:` `(` type($inputs) `)` `->` "
+      "`(` type($results) `)` (`,` type($token)^)?";
+  let hasVerifier = 1;
+}
+
 def Dist_CompletedTokenOp : Dist_Op<"completed_token"> {
   let summary = "A token whose collective has already completed";
   let description = [{
