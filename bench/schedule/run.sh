@@ -7,7 +7,8 @@
 # time, per-rank Newton-Schulz time) of the same owners; then the
 # collective calls per rank of the rounds schedule with batched gathers and
 # scatters (what muon-expand-step emits) and with one rooted call each
-# (unb), and the blocking rounds without batching as a ratio (r_unb).
+# (unb), and the blocking rounds without batching as a ratio (r_unb);
+# pref1_ms is the default schedule's (rounds, prefetch 1) estimated step.
 #
 #   bash bench/schedule/run.sh [muon-opt]
 set -euo pipefail
@@ -15,8 +16,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 opt=${1:-$root/build/bin/muon-opt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf "%-5s %5s %-8s %12s %8s %8s %8s %8s %8s %8s %6s %6s %8s\n" model ranks layout \
-  bound_ms naive seq rounds pref1 pref2 best colls unb r_unb
+printf "%-5s %5s %-8s %12s %10s %8s %8s %8s %8s %8s %8s %6s %6s %8s\n" model ranks layout \
+  bound_ms pref1_ms naive seq rounds pref1 pref2 best colls unb r_unb
 for model in 8b 70b; do
   for ranks in 8 64 512; do
     for layout in fsdp fsdp_tp hsdp; do
@@ -35,8 +36,9 @@ for l in lines[2:]:
         rows[f[0]] = (float(f[2]), int(f[3]))
 names = ["naive", "sequential", "rounds", "rounds+prefetch1", "rounds+prefetch2"]
 ratios = [rows[n][0] for n in names]
-print("%-5s %5s %-8s %12.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f" % (
-    sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3, *ratios,
+print("%-5s %5s %-8s %12.2f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f" % (
+    sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3,
+    rows["rounds+prefetch1"][0] * bound / 1e3, *ratios,
     min(ratios[2:]), rows["rounds"][1], rows["rounds-unbatched"][1],
     rows["rounds-unbatched"][0]))
 PY
