@@ -33,6 +33,11 @@ struct Item {
   int64_t outer = 1, inner = 1, total = 0;
   /// Offset of every member's piece along the split dim.
   std::vector<int64_t> offsets;
+  /// Elements of this rank's own piece (the gather's operand, the
+  /// scatter's or broadcast's result).
+  int64_t piece = 0;
+  /// Elements of member `m`'s piece (as the root's full tensor holds it).
+  int64_t block(int64_t m) const { return outer * extents[m] * inner; }
 };
 
 struct Batch {
@@ -77,24 +82,38 @@ Batch &batchOf(int64_t handle, const char *op) {
   return it->second;
 }
 
+/// Elements per member in a batch's exchange, seen from this rank: `own[r]`
+/// are this rank's pieces of the items member r roots (what a gather sends
+/// there, what a scatter receives from there), `rooted[m]` member m's pieces
+/// of the items this rank roots (what a gather receives, a scatter sends).
+struct PieceCounts {
+  std::vector<int64_t> own, rooted;
+};
+
+PieceCounts pieceCounts(const Batch &b, const Communicator &c) {
+  PieceCounts p{std::vector<int64_t>(c.size, 0),
+                std::vector<int64_t>(c.size, 0)};
+  for (const Item &it : b.items) {
+    p.own[it.root] += it.piece;
+    if (it.root == c.rank)
+      for (int64_t m = 0; m < c.size; ++m)
+        p.rooted[m] += it.block(m);
+  }
+  return p;
+}
+
 /// The exchange of a gather batch: every member sends each root its pieces;
 /// a root unpacks what arrives into its items' results.
 void planGather(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   int64_t k = c.size;
-  std::vector<int64_t> sendN(k, 0), recvN(k, 0);
-  for (const Item &it : b.items) {
-    sendN[it.root] += it.in.numElements();
-    if (it.root == c.rank)
-      for (int64_t s = 0; s < k; ++s)
-        recvN[s] += it.outer * it.extents[s] * it.inner;
-  }
-  x.allocate(r, sendN, recvN);
+  PieceCounts counts = pieceCounts(b, c);
+  x.allocate(r, counts.own, counts.rooted);
   std::vector<int64_t> at = x.send.displs;
   for (const Item &it : b.items) {
-    int64_t n = it.in.numElements();
-    if (n)
-      std::memcpy(x.sendBuf + at[it.root], it.in.data, sizeof(float) * n);
-    at[it.root] += n;
+    if (it.piece)
+      std::memcpy(x.sendBuf + at[it.root], it.in.data,
+                  sizeof(float) * it.piece);
+    at[it.root] += it.piece;
   }
   std::vector<Item> items = b.items;
   float *recv = x.recvBuf;
@@ -108,7 +127,7 @@ void planGather(Batch &b, const Communicator &c, Request &r, Exchange &x) {
           continue;
         copyBlock(it.out.data, block, it.total, it.offsets[s], it.extents[s],
                   it.outer, it.inner, /*toBlock=*/false);
-        block += it.outer * it.extents[s] * it.inner;
+        block += it.block(s);
       }
     }
   };
@@ -118,14 +137,8 @@ void planGather(Batch &b, const Communicator &c, Request &r, Exchange &x) {
 /// the items it roots; every member copies what arrives into its results.
 void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   int64_t k = c.size;
-  std::vector<int64_t> sendN(k, 0), recvN(k, 0);
-  for (const Item &it : b.items) {
-    recvN[it.root] += it.out.numElements();
-    if (it.root == c.rank)
-      for (int64_t d = 0; d < k; ++d)
-        sendN[d] += it.outer * it.extents[d] * it.inner;
-  }
-  x.allocate(r, sendN, recvN);
+  PieceCounts counts = pieceCounts(b, c);
+  x.allocate(r, counts.rooted, counts.own);
   for (int64_t d = 0; d < k; ++d) {
     float *block = x.sendBuf + x.send.displs[d];
     for (const Item &it : b.items) {
@@ -133,7 +146,7 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
         continue;
       copyBlock(it.in.data, block, it.total, it.offsets[d], it.extents[d],
                 it.outer, it.inner, /*toBlock=*/true);
-      block += it.outer * it.extents[d] * it.inner;
+      block += it.block(d);
     }
   }
   std::vector<Item> items = b.items;
@@ -142,10 +155,9 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   r.finish = [items, recv, rc] {
     std::vector<int64_t> at = rc.displs;
     for (const Item &it : items) {
-      int64_t n = it.out.numElements();
-      if (n)
-        std::memcpy(it.out.data, recv + at[it.root], sizeof(float) * n);
-      at[it.root] += n;
+      if (it.piece)
+        std::memcpy(it.out.data, recv + at[it.root], sizeof(float) * it.piece);
+      at[it.root] += it.piece;
     }
   };
 }
@@ -182,6 +194,7 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
              c.out.shapeStr() + " differ");
     it.in = c.in;
     it.out = c.out;
+    it.piece = c.out.numElements();
     it.inner = c.out.numElements();
     it.extents.assign(c.comm->size, 1);
     it.offsets.assign(c.comm->size, 0);
@@ -201,6 +214,7 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
     c.checkPiece(piece, dim, it.extents, gathering ? "operand" : "result");
   it.in = c.in;
   it.out = c.out;
+  it.piece = piece.numElements();
   // Only the root's full tensor is real; the others' pieces are whole.
   it.outer = piece.outer(dim);
   it.inner = piece.inner(dim);

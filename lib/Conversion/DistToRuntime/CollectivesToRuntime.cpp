@@ -221,6 +221,20 @@ public:
     return sizes;
   }
 
+  /// Calls `fn` with `args` and the async flag (1 when `op` has a token):
+  /// the result held in `buf`, and the request standing for the token.
+  SmallVector<Value> callWithToken(OpBuilder &b, Location loc, Operation *op,
+                                   RuntimeFn fn, SmallVector<Value> args,
+                                   Value buf, RankedTensorType outT) const {
+    bool async = op->getNumResults() > 1;
+    args.push_back(RuntimeCalls::i64(b, loc, async ? 1 : 0));
+    Value request = rt.callValue(b, loc, fn, args);
+    SmallVector<Value> results{RuntimeCalls::tensorOf(b, loc, buf, outT)};
+    if (async)
+      results.push_back(request);
+    return results;
+  }
+
   /// A collective over a split dim: gather-like (`gathering`) or
   /// scatter-like. Emits the call with `extra` arguments after the dim;
   /// returns the result, and the request when the op has a token.
@@ -245,14 +259,7 @@ public:
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
     args.push_back(ext.table);
-    // With a token the call is asynchronous and its request the token.
-    bool async = op->getNumResults() > 1;
-    args.push_back(RuntimeCalls::i64(b, loc, async ? 1 : 0));
-    Value request = rt.callValue(b, loc, fn, args);
-    SmallVector<Value> results{RuntimeCalls::tensorOf(b, loc, buf, outT)};
-    if (async)
-      results.push_back(request);
-    return results;
+    return callWithToken(b, loc, op, fn, args, buf, outT);
   }
 
   /// A collective whose result has the operand's shape; returns the
@@ -273,13 +280,7 @@ public:
                             out};
     for (int64_t v : extra)
       args.push_back(RuntimeCalls::i64(b, loc, v));
-    bool async = op->getNumResults() > 1;
-    args.push_back(RuntimeCalls::i64(b, loc, async ? 1 : 0));
-    Value request = rt.callValue(b, loc, fn, args);
-    SmallVector<Value> results{RuntimeCalls::tensorOf(b, loc, buf, outT)};
-    if (async)
-      results.push_back(request);
-    return results;
+    return callWithToken(b, loc, op, fn, args, buf, outT);
   }
 
   RuntimeCalls &rt;

@@ -67,10 +67,9 @@ public:
     for (int a = 0; a < mesh().numAxes(); ++a)
       coords[a] = dist::CoordOp::create(
           b, loc, meshRef, b.getStrArrayAttr({mesh().axisNames[a]}));
-    ArrayRef<int64_t> owners = *step.getOwners();
     size_t n = facts.params.size();
     states.assign(n, ParamState());
-    rounds = scheduleRounds(owners);
+    rounds = roundsOf(step, facts);
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its
@@ -157,23 +156,6 @@ private:
   std::map<int, Value> coords;
 
   const layout::Mesh &mesh() const { return facts.mesh; }
-
-  /// The order parameters are expanded in (docs/schedule.md): rounds with
-  /// async_gpu_parallelism, one parameter at a time without.
-  std::vector<std::vector<size_t>> scheduleRounds(ArrayRef<int64_t> owners) {
-    std::vector<double> cost;
-    for (size_t i = 0; i < facts.params.size(); ++i)
-      cost.push_back(flops(i));
-    return plan::scheduleRounds(
-        std::vector<int64_t>(owners.begin(), owners.end()), cost,
-        step.getAsyncGpuParallelism());
-  }
-
-  double flops(size_t i) {
-    const ParamFacts &p = facts.params[i];
-    return plan::ownerFlops(p.plan, p.shape, p.layout, mesh(),
-                            step.getNsSteps());
-  }
 
   RankedTensorType localOf(const ParamState &s, const layout::Layout &l) {
     const ParamFacts &p = facts.params[s.index];
@@ -319,13 +301,11 @@ private:
       }
       bool async = prefetch > 0 && plan::batchable(*steps.front());
       if (items.size() == 1) {
-        if (!async) {
-          items[0]->x = emitStep(*items[0], *steps[0], items[0]->x);
-          continue;
-        }
-        SmallVector<Value> xt = asyncStep(*items[0], *steps[0]);
+        SmallVector<Value> xt =
+            emitStep(*items[0], *steps[0], items[0]->x, async);
         items[0]->x = xt[0];
-        ph.tokens.push_back(xt[1]);
+        if (async)
+          ph.tokens.push_back(xt[1]);
         continue;
       }
       SmallVector<Value> xs = batchStep(items, steps, async);
@@ -369,7 +349,7 @@ private:
   /// gathered matrix).
   void orthogonalise(ParamState &s) {
     if (s.nsStep < s.steps.size())
-      s.x = emitStep(s, s.steps[s.nsStep], s.x);
+      s.x = emitStep(s, s.steps[s.nsStep], s.x)[0];
   }
 
   /// Phase 3: apply the redistributed update.
@@ -392,54 +372,37 @@ private:
   /// One gather, Newton-Schulz, scatter or broadcast of the plan, on the
   /// ranks that take part in it (a condition uniform over its
   /// communicator: the parameter's group, and the replicas and axes
-  /// already gathered matching the owner).
-  Value emitStep(const ParamState &s, const plan::CommStep &c, Value x) {
+  /// already gathered matching the owner). With `async` (a batchable step
+  /// only) the collective also returns its token, a completed one on the
+  /// ranks that skip it.
+  SmallVector<Value> emitStep(const ParamState &s, const plan::CommStep &c,
+                              Value x, bool async = false) {
     RankedTensorType resultT = localOf(s, c.to);
-    return onlyWhere(participating(s, c), resultT, [&]() -> Value {
+    Type token = async ? dist::TokenType::get(b.getContext()) : Type();
+    SmallVector<Type> types{resultT};
+    if (async)
+      types.push_back(token);
+    return where(participating(s, c), types, {}, [&]() -> SmallVector<Value> {
       switch (c.kind) {
       case plan::CommStep::Kind::ReduceGrad:
         llvm_unreachable("gradient reductions come first");
       case plan::CommStep::Kind::Gather:
-        return gatherStep(c, x, resultT);
+        return gatherStep(c, x, resultT, token);
       case plan::CommStep::Kind::NewtonSchulz:
-        return NewtonSchulzOp::create(
+        return {NewtonSchulzOp::create(
             b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
             b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
-            TypeAttr::get(step.getNsElementType()));
+            TypeAttr::get(step.getNsElementType()))};
       case plan::CommStep::Kind::Scatter:
-        return scatterStep(c, x, resultT);
+        return scatterStep(c, x, resultT, token);
       case plan::CommStep::Kind::Broadcast:
-        return dist::BroadcastOp::create(b, loc, x.getType(), Type(), x,
-                                         meshRef, axisNames(c.axes),
-                                         b.getI64IntegerAttr(c.root))
-            .getResult();
+        return SmallVector<Value>(
+            dist::BroadcastOp::create(b, loc, x.getType(), token, x, meshRef,
+                                      axisNames(c.axes),
+                                      b.getI64IntegerAttr(c.root))
+                ->getResults());
       }
       llvm_unreachable("unknown step kind");
-    });
-  }
-
-  /// A rooted gather or scatter (chunk rule) or a broadcast of one
-  /// parameter issued asynchronously: its result and token (a completed one
-  /// on the ranks that skip it).
-  SmallVector<Value> asyncStep(const ParamState &s, const plan::CommStep &c) {
-    RankedTensorType resultT = localOf(s, c.to);
-    Type token = dist::TokenType::get(b.getContext());
-    return where(participating(s, c), {resultT, token}, {}, [&] {
-      IntegerAttr dim = b.getI64IntegerAttr(c.dim),
-                  root = b.getI64IntegerAttr(c.root);
-      Operation *op;
-      if (c.kind == plan::CommStep::Kind::Gather)
-        op = dist::GatherOp::create(b, loc, resultT, token, s.x, meshRef,
-                                    axisNames(c.axes), dim, root,
-                                    DenseI64ArrayAttr(), DenseI64ArrayAttr());
-      else if (c.kind == plan::CommStep::Kind::Scatter)
-        op = dist::ScatterOp::create(b, loc, resultT, token, s.x, meshRef,
-                                     axisNames(c.axes), dim, root,
-                                     DenseI64ArrayAttr(), DenseI64ArrayAttr());
-      else
-        op = dist::BroadcastOp::create(b, loc, resultT, token, s.x, meshRef,
-                                       axisNames(c.axes), root);
-      return SmallVector<Value>(op->getResults());
     });
   }
 
@@ -519,14 +482,6 @@ private:
     return tensor::CastOp::create(b, loc, t, v);
   }
 
-  /// `body()` on the ranks where `cond` holds (all when null), a placeholder
-  /// of type `t` elsewhere.
-  Value onlyWhere(Value cond, RankedTensorType t,
-                  function_ref<Value()> body) {
-    return where(cond, {t}, {},
-                 [&] { return SmallVector<Value>{body()}; })[0];
-  }
-
   ArrayAttr axisNames(ArrayRef<int> axes) {
     SmallVector<StringRef> names;
     for (int a : axes)
@@ -538,16 +493,19 @@ private:
     return v.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(v);
   }
 
-  Value gatherStep(const plan::CommStep &s, Value x,
-                   RankedTensorType resultT) {
+  /// A gather step: its result, and its token when `token` is a type (a
+  /// flat split is never asynchronous: plan::batchable).
+  SmallVector<Value> gatherStep(const plan::CommStep &s, Value x,
+                                RankedTensorType resultT, Type token) {
     IntegerAttr root = b.getI64IntegerAttr(s.root);
     if (s.split != Split::Kind::Flat)
-      return dist::GatherOp::create(b, loc, resultT, Type(), x, meshRef,
-                                    axisNames(s.axes),
-                                    b.getI64IntegerAttr(s.dim), root,
-                                    DenseI64ArrayAttr(),
-                                    arrayOrNull(b, s.weights))
-          .getResult();
+      return SmallVector<Value>(
+          dist::GatherOp::create(b, loc, resultT, token, x, meshRef,
+                                 axisNames(s.axes), b.getI64IntegerAttr(s.dim),
+                                 root, DenseI64ArrayAttr(),
+                                 arrayOrNull(b, s.weights))
+              ->getResults());
+    assert(!token && "flat splits are gathered synchronously");
     auto flatT = RankedTensorType::get({resultT.getNumElements()},
                                        resultT.getElementType());
     Value flat = dist::GatherOp::create(b, loc, flatT, Type(), x, meshRef,
@@ -556,28 +514,30 @@ private:
                                         arrayOrNull(b, s.sizes),
                                         DenseI64ArrayAttr())
                      .getResult();
-    return tensor::ExpandShapeOp::create(b, loc, resultT, flat,
-                                         allDims(resultT.getRank()));
+    return {tensor::ExpandShapeOp::create(b, loc, resultT, flat,
+                                          allDims(resultT.getRank()))};
   }
 
-  Value scatterStep(const plan::CommStep &s, Value o,
-                    RankedTensorType resultT) {
+  /// A scatter step: its result, and its token when `token` is a type.
+  SmallVector<Value> scatterStep(const plan::CommStep &s, Value o,
+                                 RankedTensorType resultT, Type token) {
     IntegerAttr root = b.getI64IntegerAttr(s.root);
     if (s.split != Split::Kind::Flat)
-      return dist::ScatterOp::create(b, loc, resultT, Type(), o, meshRef,
-                                     axisNames(s.axes),
-                                     b.getI64IntegerAttr(s.dim), root,
-                                     DenseI64ArrayAttr(),
-                                     arrayOrNull(b, s.weights))
-          .getResult();
+      return SmallVector<Value>(
+          dist::ScatterOp::create(b, loc, resultT, token, o, meshRef,
+                                  axisNames(s.axes), b.getI64IntegerAttr(s.dim),
+                                  root, DenseI64ArrayAttr(),
+                                  arrayOrNull(b, s.weights))
+              ->getResults());
+    assert(!token && "flat splits are scattered synchronously");
     auto full = cast<RankedTensorType>(o.getType());
     Value flat = tensor::CollapseShapeOp::create(b, loc, o,
                                                  allDims(full.getRank()));
-    return dist::ScatterOp::create(b, loc, resultT, Type(), flat, meshRef,
-                                   axisNames(s.axes), b.getI64IntegerAttr(0),
-                                   root, arrayOrNull(b, s.sizes),
-                                   DenseI64ArrayAttr())
-        .getResult();
+    return {dist::ScatterOp::create(b, loc, resultT, Type(), flat, meshRef,
+                                    axisNames(s.axes), b.getI64IntegerAttr(0),
+                                    root, arrayOrNull(b, s.sizes),
+                                    DenseI64ArrayAttr())
+                .getResult()};
   }
 
   static SmallVector<ReassociationIndices> allDims(int64_t rank) {

@@ -30,20 +30,24 @@ plan::ScheduleKind muon::optim::scheduleOf(StepOp step) {
                                        : plan::ScheduleKind::Sequential;
 }
 
+std::vector<std::vector<size_t>> muon::optim::roundsOf(StepOp step,
+                                                       const StepFacts &facts) {
+  std::vector<double> cost;
+  for (const ParamFacts &p : facts.params)
+    cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
+                                    step.getNsSteps()));
+  return plan::scheduleRounds(
+      std::vector<int64_t>(step.getOwners()->begin(), step.getOwners()->end()),
+      cost, step.getAsyncGpuParallelism());
+}
+
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
                                    int64_t maxPrefetchBytes) {
   int64_t k = step.getPrefetchCount();
   if (maxPrefetchBytes <= 0 || k == 0)
     return k;
   std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
-  std::vector<double> cost;
-  for (const plan::ParamCostInput &p : inputs)
-    cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
-                                    step.getNsSteps()));
-  std::vector<int64_t> owners(step.getOwners()->begin(),
-                              step.getOwners()->end());
-  auto rounds = plan::scheduleRounds(owners, cost,
-                                     step.getAsyncGpuParallelism());
+  std::vector<std::vector<size_t>> rounds = roundsOf(step, facts);
   auto peakOf = [&](int64_t depth) {
     std::vector<double> peak = plan::gatheredPeakBytes(
         inputs, facts.mesh, rounds, depth, /*bytesPerElement=*/4);

@@ -27,6 +27,10 @@ std::vector<plan::ParamCostInput> costInputs(StepOp step,
 /// The schedule the compiled code runs: rounds or one at a time.
 plan::ScheduleKind scheduleOf(StepOp step);
 
+/// The order muon-expand-step updates the parameters in (plan::scheduleRounds
+/// with each owner's Newton-Schulz FLOPs as the cost).
+std::vector<std::vector<size_t>> roundsOf(StepOp step, const StepFacts &facts);
+
 /// The step's prefetch_count, lowered until the gathered matrices (f32)
 /// one rank holds at once fit `maxPrefetchBytes` (0: no bound); a remark
 /// at the step says when it was lowered.
