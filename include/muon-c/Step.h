@@ -12,6 +12,7 @@
 #ifndef MUON_C_STEP_H
 #define MUON_C_STEP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mlir-c/IR.h"
@@ -62,6 +63,73 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepPlan(MlirOperation step,
                                                   intptr_t param,
                                                   MlirStringCallback callback,
                                                   void *userData);
+
+/*--- What each rank stores -------------------------------------------------*/
+/* For hosts that feed a compiled step: the global shapes of the parameters
+ * and the piece of each tensor a rank passes to the entry (its local shard),
+ * by the layout arithmetic the compiler types the shards with. The step's
+ * operand types must verify (a parsed module does). */
+
+/// The tensors of one parameter. The numbers are the runtime's roles
+/// (MUON_RT_ROLE_* in muon_runtime.h).
+typedef enum MuonTensorKind {
+  MuonTensorParam = 0,
+  MuonTensorGrad = 1,
+  MuonTensorMomentum = 2
+} MuonTensorKind;
+
+/// The number of ranks of the step's mesh, or -1 when `step` is not a
+/// `muon.step` or does not plan (a diagnostic says why).
+MLIR_CAPI_EXPORTED int64_t muonStepNumRanks(MlirOperation step);
+
+/// The number of dims of parameter `param`, or -1 (not a step, no such
+/// parameter: a diagnostic says which).
+MLIR_CAPI_EXPORTED intptr_t muonStepParamRank(MlirOperation step,
+                                              intptr_t param);
+
+/// The name of parameter `param` (its #muon.param name, else "param<i>"),
+/// in one callback call. Fails like muonStepParamRank.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepParamName(
+    MlirOperation step, intptr_t param, MlirStringCallback callback,
+    void *userData);
+
+/// Writes the global shape of parameter `param` (muonStepParamRank entries).
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepParamShape(MlirOperation step,
+                                                        intptr_t param,
+                                                        int64_t *shape);
+
+/// Where tensor `kind` of parameter `param` lives on `rank` (0 <= rank <
+/// muonStepNumRanks). Every array has muonStepParamRank entries.
+///   - `localShape`, `localOffsets`: the block of the global tensor the rank
+///     stores, offsets in global coordinates. When `*flattened` is set
+///     (flat storage), only entry 0 is meaningful: the rank stores elements
+///     [localOffsets[0], localOffsets[0] + localShape[0]) of the compute
+///     block below, flattened row-major; the other entries are 0.
+///   - `computeShape`, `computeOffsets`: the rank's compute block (equal to
+///     the local block unless the storage is sharded further in memory).
+/// A gradient with partial placements is a term of a sum: see
+/// muonStepPartialTerm.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepLocalShard(
+    MlirOperation step, intptr_t param, MuonTensorKind kind, int64_t rank,
+    int64_t *localShape, int64_t *localOffsets, bool *flattened,
+    int64_t *computeShape, int64_t *computeOffsets);
+
+/// Whether `rank` holds parameter `param`: false only outside the group an
+/// `expert = axis[i]` or `stage = axis[i]` annotation names (there the
+/// parameter does not exist; the rank passes tensors of the local shape,
+/// and its results for that parameter carry no meaning). Returns -1 on
+/// error (a diagnostic says which), else 0 or 1.
+MLIR_CAPI_EXPORTED int muonStepRankHoldsParam(MlirOperation step,
+                                              intptr_t param, int64_t rank);
+
+/// For the gradient of parameter `param`: the rank's term among the terms
+/// of its partial placements (the group index over the partial axes), the
+/// number of terms, and the factor that turns the sum of the terms into the
+/// gradient (1 / size for every `avg` axis). A gradient without partial
+/// placements has one term (index 0) and factor 1.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepPartialTerm(
+    MlirOperation step, intptr_t param, int64_t rank, int64_t *term,
+    int64_t *terms, double *scale);
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,7 @@ int64_t muon::layout::groupIndex(const std::vector<int64_t> &sizes,
 
 int64_t muon::layout::groupColour(const std::vector<int64_t> &sizes,
                                   const std::vector<int> &axes,
-                                  const std::vector<int64_t> &coords) {
+                                        const std::vector<int64_t> &coords) {
   std::vector<int> others;
   for (int a = 0; a < static_cast<int>(sizes.size()); ++a)
     if (std::find(axes.begin(), axes.end(), a) == axes.end())
@@ -427,4 +427,20 @@ LocalShard muon::layout::localShard(const std::vector<int64_t> &shape,
     break;
   }
   return local;
+}
+
+PartialTerms muon::layout::partialTerms(const Layout &l, const Mesh &mesh,
+                                        const std::vector<int64_t> &coords) {
+  PartialTerms t;
+  std::vector<int> axes;
+  for (size_t a = 0; a < l.placements.size(); ++a) {
+    if (l.placements[a].kind != PlacementKind::Partial)
+      continue;
+    axes.push_back(static_cast<int>(a));
+    t.count *= mesh.sizes[a];
+    if (l.placements[a].reduce == ReduceKind::Avg)
+      t.scale /= static_cast<double>(mesh.sizes[a]);
+  }
+  t.index = groupIndex(mesh.sizes, axes, coords);
+  return t;
 }

@@ -100,29 +100,3 @@ void run::insert(std::vector<float> &full, const std::vector<int64_t> &shape,
   forBlock(shape, s.local,
            [&](int64_t gi, int64_t li) { full[gi] = local[li]; });
 }
-
-int64_t run::partialTerm(const layout::Layout &l, const layout::Mesh &mesh,
-                         int64_t rank) {
-  std::vector<int> partialAxes;
-  for (size_t a = 0; a < l.placements.size(); ++a)
-    if (l.placements[a].kind == layout::PlacementKind::Partial)
-      partialAxes.push_back(static_cast<int>(a));
-  return layout::groupIndex(mesh.sizes, partialAxes, mesh.coords(rank));
-}
-
-int64_t run::partialTerms(const layout::Layout &l, const layout::Mesh &mesh) {
-  int64_t n = 1;
-  for (size_t a = 0; a < l.placements.size(); ++a)
-    if (l.placements[a].kind == layout::PlacementKind::Partial)
-      n *= mesh.sizes[a];
-  return n;
-}
-
-double run::partialScale(const layout::Layout &l, const layout::Mesh &mesh) {
-  double s = 1;
-  for (size_t a = 0; a < l.placements.size(); ++a)
-    if (l.placements[a].kind == layout::PlacementKind::Partial &&
-        l.placements[a].reduce == layout::ReduceKind::Avg)
-      s /= static_cast<double>(mesh.sizes[a]);
-  return s;
-}

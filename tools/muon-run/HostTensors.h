@@ -47,15 +47,6 @@ std::vector<float> extract(const std::vector<float> &full,
 void insert(std::vector<float> &full, const std::vector<int64_t> &shape,
             const Shard &s, const std::vector<float> &local);
 
-/// Index of `rank` among the partial terms of a layout (the group index over
-/// the axes with partial placement) and how many terms there are.
-int64_t partialTerm(const layout::Layout &l, const layout::Mesh &mesh,
-                    int64_t rank);
-int64_t partialTerms(const layout::Layout &l, const layout::Mesh &mesh);
-/// The factor that turns the sum of the terms into the full value
-/// (1 / size for every avg axis).
-double partialScale(const layout::Layout &l, const layout::Mesh &mesh);
-
 } // namespace run
 } // namespace muon
 

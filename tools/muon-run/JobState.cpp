@@ -48,7 +48,9 @@ void JobState::arguments(int64_t t, Tensors &args, Shapes &shapes,
       args[a] = extract(
           generate(o.seed,
                    streamId(2, ts.param, t,
-                            partialTerm(ts.layout, spec.mesh, rank)),
+                            layout::partialTerms(ts.layout, spec.mesh,
+                                                spec.mesh.coords(rank))
+                                .index),
                    numElements(p.shape)),
           p.shape, s);
     if (ts.role == Role::Grad && rank == 0)
@@ -83,13 +85,15 @@ std::vector<float> JobState::fullGradient(const TensorSpec &ts,
   const ParamSpec &p = spec.params[ts.param];
   int64_t n = numElements(p.shape);
   std::vector<float> g(n, 0.0f);
-  int64_t terms = partialTerms(ts.layout, spec.mesh);
+  layout::PartialTerms partial =
+      layout::partialTerms(ts.layout, spec.mesh, spec.mesh.coords(0));
+  int64_t terms = partial.count;
   for (int64_t k = 0; k < terms; ++k) {
     std::vector<float> term = generate(o.seed, streamId(2, ts.param, t, k), n);
     for (int64_t i = 0; i < n; ++i)
       g[i] += term[i];
   }
-  float scale = static_cast<float>(partialScale(ts.layout, spec.mesh));
+  float scale = static_cast<float>(partial.scale);
   if (scale != 1.0f)
     for (float &v : g)
       v *= scale;

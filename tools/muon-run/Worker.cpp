@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
-#include "Entry.h"
+#include "muon/Execution/CompiledEntry.h"
 #include "Faults.h"
 #include "Trace.h"
 #include "JobState.h"
@@ -30,6 +30,7 @@
 using namespace mlir;
 using namespace muon;
 using namespace muon::run;
+using muon::exec::CompiledEntry;
 
 namespace {
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
-#include "Entry.h"
+#include "muon/Execution/CompiledEntry.h"
 #include "ObjectCache.h"
 #include "Options.h"
 
@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 using namespace muon::run;
+using muon::exec::CompiledEntry;
 namespace cl = llvm::cl;
 
 namespace {

@@ -188,6 +188,18 @@ LocalShard computeShard(const std::vector<int64_t> &shape,
 LocalShard localShard(const std::vector<int64_t> &shape, const Layout &layout,
                       const Mesh &mesh, const std::vector<int64_t> &coords);
 
+/// A tensor with partial placements is a sum of terms, one per coordinate on
+/// the partial axes; the ranks that differ only off those axes hold the same
+/// term.
+struct PartialTerms {
+  int64_t index = 0;  ///< The rank's term: groupIndex over the partial axes.
+  int64_t count = 1;  ///< The number of terms (product of their sizes).
+  double scale = 1.0; ///< Turns the sum of the terms into the value (1 / size
+                      ///< for every `avg` axis).
+};
+PartialTerms partialTerms(const Layout &layout, const Mesh &mesh,
+                          const std::vector<int64_t> &coords);
+
 /// The piece of member `member` that `coord` (on the group's axis) stores:
 /// an element range of that member's flattened data, possibly empty.
 Interval flatMemberRange(const FlatGroup &group, int64_t axisSize,

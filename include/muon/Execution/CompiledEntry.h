@@ -1,14 +1,15 @@
-//===- Entry.h - The JIT-compiled entry point of a step -------*- C++ -*-===//
+//===- CompiledEntry.h - The JIT-compiled entry point of a step -*- C++ -*-===//
 //
-// Compiles the lowered module with MLIR's ExecutionEngine, or loads the
-// object file another process compiled (the launcher compiles once for
-// all ranks), and calls the entry through its packed C interface with host
-// buffers as memref descriptors.
+// Compiles a lowered module with MLIR's ExecutionEngine, or loads the object
+// file another process compiled (muon-run's launcher compiles once for all
+// ranks), and calls the entry through its packed C interface with host
+// buffers as memref descriptors. Used by muon-run and by the C API (and so
+// by the Python package).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MUON_TOOLS_MUONRUN_ENTRY_H
-#define MUON_TOOLS_MUONRUN_ENTRY_H
+#ifndef MUON_EXECUTION_COMPILEDENTRY_H
+#define MUON_EXECUTION_COMPILEDENTRY_H
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 
@@ -20,7 +21,13 @@
 #include <vector>
 
 namespace muon {
-namespace run {
+namespace exec {
+
+/// A caller's row-major f32 buffer and its shape (one memref argument).
+struct BufferView {
+  float *data = nullptr;
+  std::vector<int64_t> shape;
+};
 
 class CompiledEntry {
 public:
@@ -31,7 +38,8 @@ public:
   /// included) is also written there for CompiledEntry::load.
   static std::unique_ptr<CompiledEntry>
   create(mlir::ModuleOp module, const std::string &entry, int optLevel,
-         std::string &error, const std::string &objectFile = "");
+         std::string &error, const std::string &objectFile = "",
+         const std::vector<std::string> &extraLibraries = {});
 
   /// Loads an object file written by create() and looks the entry up. The
   /// runtime's symbols come from this process; memrefCopy from MLIR's C
@@ -48,6 +56,14 @@ public:
                      std::vector<std::vector<float>> &results,
                      const std::vector<std::vector<int64_t>> &resultShapes);
 
+  /// The same over the caller's buffers, arguments then results, without
+  /// copying them.
+  void invoke(const std::vector<BufferView> &buffers);
+
+  /// The address of a symbol of the compiled code (a global such as the
+  /// role table __muon_roles_<entry>), or null when there is none.
+  const void *lookupSymbol(const std::string &name);
+
 private:
   CompiledEntry() = default;
 
@@ -59,10 +75,11 @@ private:
 };
 
 /// The path of MLIR's C runner utilities (memrefCopy) that compiled steps
-/// link against: MUON_C_RUNNER_UTILS, else the build machine's.
+/// link against: the environment's MUON_C_RUNNER_UTILS, else the build
+/// machine's.
 std::string cRunnerUtilsPath();
 
-} // namespace run
+} // namespace exec
 } // namespace muon
 
-#endif // MUON_TOOLS_MUONRUN_ENTRY_H
+#endif // MUON_EXECUTION_COMPILEDENTRY_H

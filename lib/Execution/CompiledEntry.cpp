@@ -1,6 +1,6 @@
-//===- Entry.cpp - The JIT-compiled entry point of a step -----------------===//
+//===- CompiledEntry.cpp - The JIT-compiled entry point of a step ---------===//
 
-#include "Entry.h"
+#include "muon/Execution/CompiledEntry.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 
@@ -13,7 +13,7 @@
 #include <cstdlib>
 
 using namespace mlir;
-using namespace muon::run;
+using namespace muon::exec;
 
 namespace {
 /// A ranked memref descriptor { ptr, ptr, offset, sizes[], strides[] } for
@@ -31,7 +31,7 @@ std::vector<int64_t> descriptorOf(float *data,
 }
 } // namespace
 
-std::string muon::run::cRunnerUtilsPath() {
+std::string muon::exec::cRunnerUtilsPath() {
   // MUON_C_RUNNER_UTILS overrides the build machine's path (a relocated
   // muon-run, see scripts/make-gpu-bundle.sh).
   const char *utils = std::getenv("MUON_C_RUNNER_UTILS");
@@ -40,7 +40,8 @@ std::string muon::run::cRunnerUtilsPath() {
 
 std::unique_ptr<CompiledEntry>
 CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
-                      std::string &error, const std::string &objectFile) {
+                      std::string &error, const std::string &objectFile,
+                      const std::vector<std::string> &extraLibraries) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // ExecutionEngineOptions::transformer is a function_ref: the function it
@@ -52,6 +53,10 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
   eo.transformer = transformer;
   std::string utils = cRunnerUtilsPath();
   std::vector<StringRef> libs = {utils};
+  // Libraries whose symbols the code calls but that this process may hold
+  // privately (a Python extension's dependencies, e.g. the runtime).
+  for (const std::string &lib : extraLibraries)
+    libs.push_back(lib);
   eo.sharedLibPaths = libs;
   eo.enableObjectDump = !objectFile.empty();
   auto engine = ExecutionEngine::create(module, eo);
@@ -131,11 +136,19 @@ CompiledEntry::invoke(std::vector<std::vector<float>> &args,
                       const std::vector<std::vector<int64_t>> &argShapes,
                       std::vector<std::vector<float>> &results,
                       const std::vector<std::vector<int64_t>> &resultShapes) {
-  std::vector<std::vector<int64_t>> descs;
+  std::vector<BufferView> buffers;
   for (size_t a = 0; a < args.size(); ++a)
-    descs.push_back(descriptorOf(args[a].data(), argShapes[a]));
+    buffers.push_back({args[a].data(), argShapes[a]});
   for (size_t r = 0; r < results.size(); ++r)
-    descs.push_back(descriptorOf(results[r].data(), resultShapes[r]));
+    buffers.push_back({results[r].data(), resultShapes[r]});
+  invoke(buffers);
+  return "";
+}
+
+void CompiledEntry::invoke(const std::vector<BufferView> &buffers) {
+  std::vector<std::vector<int64_t>> descs;
+  for (const BufferView &b : buffers)
+    descs.push_back(descriptorOf(b.data, b.shape));
   std::vector<void *> ptrs;
   for (auto &d : descs)
     ptrs.push_back(d.data());
@@ -143,5 +156,21 @@ CompiledEntry::invoke(std::vector<std::vector<float>> &args,
   for (void *&p : ptrs)
     argv.push_back(&p);
   packed(argv.data());
-  return "";
+}
+
+const void *CompiledEntry::lookupSymbol(const std::string &name) {
+  if (engine) {
+    auto sym = engine->lookup(name);
+    if (!sym) {
+      llvm::consumeError(sym.takeError());
+      return nullptr;
+    }
+    return *sym;
+  }
+  auto sym = jit->lookup(name);
+  if (!sym) {
+    llvm::consumeError(sym.takeError());
+    return nullptr;
+  }
+  return sym->toPtr<const void *>();
 }

@@ -1,0 +1,134 @@
+//===- Execution.cpp - C API: compiled steps ------------------------------===//
+
+#include "muon-c/Execution.h"
+
+#include "muon/Execution/CompiledEntry.h"
+#include "muon/Runtime/muon_runtime.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using muon::exec::BufferView;
+using muon::exec::CompiledEntry;
+
+namespace {
+struct Executable {
+  std::unique_ptr<CompiledEntry> entry;
+  const int64_t *roles = nullptr;
+  intptr_t roleSize = 0;
+  int64_t numBuffers = 0;
+};
+
+Executable *unwrapExe(MuonExecutable e) {
+  return static_cast<Executable *>(e.ptr);
+}
+
+void report(MlirStringCallback callback, void *userData,
+            const std::string &message) {
+  if (callback)
+    callback(wrap(llvm::StringRef(message)), userData);
+}
+
+/// The length of a role table (muon_runtime.h) whose header is sane, or -1.
+intptr_t roleTableSize(const int64_t *t) {
+  if (t[0] != MUON_RT_ROLES_VERSION || t[1] < 0 || t[2] < 0)
+    return -1;
+  intptr_t at = 3;
+  for (int64_t i = 0; i < t[1] + t[2]; ++i) {
+    if (t[at] < 0)
+      return -1;
+    at += 1 + 3 * t[at];
+  }
+  return at;
+}
+} // namespace
+
+MuonExecutableOptions muonExecutableOptionsDefault(void) {
+  return {2, 0, nullptr};
+}
+
+MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
+                                    MuonExecutableOptions options,
+                                    MlirStringCallback errorCallback,
+                                    void *userData) {
+  std::string name = unwrap(entry).str();
+  if (options.optLevel < 0 || options.optLevel > 3) {
+    report(errorCallback, userData,
+           "optimisation level " + std::to_string(options.optLevel) +
+               " is not in 0..3");
+    return {nullptr};
+  }
+  std::vector<std::string> libs;
+  for (intptr_t i = 0; i < options.numSharedLibraries; ++i)
+    libs.push_back(unwrap(options.sharedLibraries[i]).str());
+  // The translation to LLVM IR, which the host's registry need not hold
+  // (muonRegisterAllDialects registers what parsing and lowering need).
+  ModuleOp module = unwrap(lowered);
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+  std::string error;
+  std::unique_ptr<CompiledEntry> compiled = CompiledEntry::create(
+      module, name, options.optLevel, error, "", libs);
+  if (!compiled) {
+    report(errorCallback, userData, error);
+    return {nullptr};
+  }
+  auto exe = std::make_unique<Executable>();
+  exe->roles = static_cast<const int64_t *>(
+      compiled->lookupSymbol("__muon_roles_" + name));
+  if (!exe->roles) {
+    report(errorCallback, userData,
+           "entry @" + name + " has no role table __muon_roles_" + name +
+               " (was the module lowered by muon-to-llvm, with @" + name +
+               " public?)");
+    return {nullptr};
+  }
+  exe->roleSize = roleTableSize(exe->roles);
+  if (exe->roleSize < 0) {
+    report(errorCallback, userData,
+           "the role table of @" + name + " has an unknown format (version " +
+               std::to_string(exe->roles[0]) + ", this library reads " +
+               std::to_string(MUON_RT_ROLES_VERSION) + ")");
+    return {nullptr};
+  }
+  exe->numBuffers = exe->roles[1] + exe->roles[2];
+  exe->entry = std::move(compiled);
+  return {exe.release()};
+}
+
+void muonExecutableDestroy(MuonExecutable e) { delete unwrapExe(e); }
+
+const int64_t *muonExecutableRoleTable(MuonExecutable e, intptr_t *size) {
+  *size = unwrapExe(e)->roleSize;
+  return unwrapExe(e)->roles;
+}
+
+MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numBuffers,
+                                       float *const *data,
+                                       const intptr_t *ranks,
+                                       const int64_t *const *shapes,
+                                       MlirStringCallback errorCallback,
+                                       void *userData) {
+  Executable *exe = unwrapExe(e);
+  if (numBuffers != exe->numBuffers) {
+    report(errorCallback, userData,
+           "the entry takes " + std::to_string(exe->roles[1]) +
+               " arguments and " + std::to_string(exe->roles[2]) +
+               " results, " + std::to_string(exe->numBuffers) +
+               " buffers in all; got " + std::to_string(numBuffers));
+    return mlirLogicalResultFailure();
+  }
+  std::vector<BufferView> buffers(numBuffers);
+  for (intptr_t i = 0; i < numBuffers; ++i)
+    buffers[i] = {data[i],
+                  std::vector<int64_t>(shapes[i], shapes[i] + ranks[i])};
+  exe->entry->invoke(buffers);
+  return mlirLogicalResultSuccess();
+}

@@ -1,0 +1,276 @@
+"""Modules, steps and diagnostics: the compiler from Python.
+
+Every call that can fail raises :class:`MuonError` with the diagnostics the
+compiler emitted (severity, ``file:line:col`` location, message, notes).
+Nothing is printed to stderr.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from . import _muon
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One compiler message. ``location`` is ``file:line:col`` (``<string>``
+    for text parsed from a string), or MLIR's form for other locations, or
+    ``""`` for messages without one (e.g. a bad pass pipeline)."""
+
+    severity: str
+    location: str
+    message: str
+    notes: Tuple[Tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        head = f"{self.location}: " if self.location else ""
+        lines = [f"{head}{self.severity}: {self.message}"]
+        for loc, msg in self.notes:
+            lines.append(f"{loc + ': ' if loc else ''}note: {msg}")
+        return "\n".join(lines)
+
+
+class MuonError(Exception):
+    """A compiler or runtime-interface error. ``diagnostics`` holds every
+    message the failing call produced; ``str()`` shows them all."""
+
+    def __init__(self, what: str, diagnostics: Sequence[Diagnostic] = ()):
+        self.what = what
+        self.diagnostics = list(diagnostics)
+        text = what
+        if self.diagnostics:
+            text += ":\n" + "\n".join(str(d) for d in self.diagnostics)
+        super().__init__(text)
+
+    @property
+    def location(self) -> str:
+        """The location of the first error ("" when it has none)."""
+        for d in self.diagnostics:
+            if d.severity == "error":
+                return d.location
+        return ""
+
+
+class Context:
+    """An MLIR context with muon's dialects and passes. Modules keep their
+    context alive; one context per thread."""
+
+    def __init__(self) -> None:
+        self._ctx = _muon.Context()
+
+    def _take(self) -> List[Diagnostic]:
+        return [Diagnostic(s, loc, msg, tuple(tuple(n) for n in notes))
+                for s, loc, msg, notes in self._ctx.take_diagnostics()]
+
+    def _check(self, ok: bool, what: str) -> List[Diagnostic]:
+        diags = self._take()
+        if not ok:
+            raise MuonError(what, diags)
+        return diags
+
+
+_default: Optional[Context] = None
+
+
+def _context(context: Optional[Context]) -> Context:
+    global _default
+    if context is not None:
+        return context
+    if _default is None:
+        _default = Context()
+    return _default
+
+
+def parse(text: str, context: Optional[Context] = None) -> "Module":
+    """Parses and verifies MLIR text; raises MuonError with the parser's or
+    verifier's diagnostics."""
+    ctx = _context(context)
+    mod = _muon.parse(ctx._ctx, text)
+    ctx._check(mod is not None, "could not parse the module")
+    return Module(mod, ctx)
+
+
+def parse_file(path: str | os.PathLike,
+               context: Optional[Context] = None) -> "Module":
+    """Parses and verifies an .mlir file (locations name the file)."""
+    ctx = _context(context)
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise MuonError(f"no such file: {path}")
+    mod = _muon.parse_file(ctx._ctx, path)
+    ctx._check(mod is not None, f"could not parse {path}")
+    return Module(mod, ctx)
+
+
+class Module:
+    """A builtin.module. Passes change it in place; :meth:`clone` first to
+    keep the original."""
+
+    def __init__(self, handle, context: Context):
+        self._m = handle
+        self.context = context
+        #: Warnings and remarks of the last pass run that succeeded.
+        self.diagnostics: List[Diagnostic] = []
+
+    def __str__(self) -> str:
+        return str(self._m)
+
+    def print(self, debug_info: bool = False) -> str:
+        """The module's text; with ``debug_info`` its locations too."""
+        return self._m.print(debug_info)
+
+    def clone(self) -> "Module":
+        return Module(self._m.clone(), self.context)
+
+    def verify(self) -> None:
+        """Raises MuonError when the module does not verify."""
+        self.context._check(self._m.verify(), "the module does not verify")
+
+    def run_passes(self, pipeline: str) -> "Module":
+        """Runs a textual pipeline as muon-opt would
+        (``"muon-assign-owners,muon-expand-step"``, or a full
+        ``builtin.module(...)``), verifying after every pass. Returns self."""
+        self.diagnostics = self.context._check(
+            self._m.run_pipeline(pipeline), f"pipeline '{pipeline}' failed")
+        return self
+
+    def lower(self, target: str = "cpu", assign_owners: bool = True) -> "Module":
+        """Runs muon-to-llvm (``target``: "cpu" or "cuda") in place."""
+        self.diagnostics = self.context._check(
+            self._m.lower(target, assign_owners),
+            f"muon-to-llvm (target={target}) failed")
+        return self
+
+    def report_text(self) -> str:
+        """muon-report's tables as text. Gives steps without owners their
+        owners (in place), as muon-report does."""
+        text = self._m.report()
+        self.context._check(text is not None, "the report failed")
+        return text
+
+    @property
+    def steps(self) -> List["Step"]:
+        """The module's muon.step ops, in program order."""
+        return [Step(self, i) for i in range(self._m.num_steps())]
+
+    def step(self) -> "Step":
+        """The module's only step (MuonError when there is not exactly one)."""
+        steps = self.steps
+        if len(steps) != 1:
+            raise MuonError(f"the module has {len(steps)} muon.step ops, "
+                            "expected one")
+        return steps[0]
+
+
+#: Tensor kinds of a parameter (the runtime's role numbers).
+PARAM, GRAD, MOMENTUM = 0, 1, 2
+_KINDS = {"param": PARAM, "grad": GRAD, "momentum": MOMENTUM}
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalShard:
+    """What one rank stores of one tensor. ``shape``/``offsets`` is the
+    block of the global tensor (global offsets). When ``flattened`` (flat
+    storage), the rank stores elements ``[offsets[0], offsets[0] + shape[0])``
+    of its compute block (``compute_shape`` at ``compute_offsets``) flattened
+    row-major."""
+
+    shape: Tuple[int, ...]
+    offsets: Tuple[int, ...]
+    flattened: bool
+    compute_shape: Tuple[int, ...]
+    compute_offsets: Tuple[int, ...]
+
+    def slices(self, block: bool = False) -> Tuple[slice, ...]:
+        shape, offs = ((self.compute_shape, self.compute_offsets)
+                       if block or self.flattened else
+                       (self.shape, self.offsets))
+        return tuple(slice(o, o + s) for o, s in zip(offs, shape))
+
+    def extract(self, full):
+        """This rank's piece of a full array (a view unless flattened)."""
+        if self.flattened:
+            start = self.offsets[0]
+            return full[self.slices(block=True)].reshape(-1)[
+                start:start + self.shape[0]]
+        return full[self.slices()]
+
+    def insert(self, full, local) -> None:
+        """Writes this rank's piece back into a full array."""
+        if self.flattened:
+            block = full[self.slices(block=True)]
+            flat = block.reshape(-1).copy()
+            start = self.offsets[0]
+            flat[start:start + self.shape[0]] = local.reshape(-1)
+            block[...] = flat.reshape(block.shape)
+            return
+        full[self.slices()] = local
+
+
+class Step:
+    """A muon.step of a module: its parameters and where they live."""
+
+    def __init__(self, module: Module, index: int):
+        self.module = module
+        self._s = _muon.Step(module._m, index)
+
+    def _check(self, value, what: str):
+        self.module.context._check(value is not None, what)
+        return value
+
+    @property
+    def num_params(self) -> int:
+        return self._s.num_params()
+
+    @property
+    def num_ranks(self) -> int:
+        n = self._s.num_ranks()
+        self.module.context._check(n >= 0, "the step does not plan")
+        return n
+
+    def param_name(self, param: int) -> str:
+        return self._check(self._s.param_name(param),
+                           f"no parameter {param}")
+
+    def param_shape(self, param: int) -> Tuple[int, ...]:
+        return tuple(self._check(self._s.param_shape(param),
+                                 f"no parameter {param}"))
+
+    @property
+    def param_names(self) -> List[str]:
+        return [self.param_name(i) for i in range(self.num_params)]
+
+    def local_shard(self, param: int, kind: str | int, rank: int) -> LocalShard:
+        """Where tensor ``kind`` ("param", "grad" or "momentum") of parameter
+        ``param`` lives on ``rank``."""
+        k = _KINDS[kind] if isinstance(kind, str) else kind
+        got = self._check(self._s.local_shard(param, k, rank),
+                          f"no shard of parameter {param} on rank {rank}")
+        shape, offs, flat, cshape, coffs = got
+        return LocalShard(tuple(shape), tuple(offs), bool(flat), tuple(cshape),
+                          tuple(coffs))
+
+    def holds(self, param: int, rank: int) -> bool:
+        """Whether ``rank`` holds the parameter: False only outside the
+        group of an ``expert``/``stage`` annotation, where the parameter
+        does not exist (the rank still passes tensors of its local shape;
+        its results for that parameter carry no meaning)."""
+        held = self._s.holds(param, rank)
+        self.module.context._check(held >= 0,
+                                   f"no parameter {param} or rank {rank}")
+        return bool(held)
+
+    def partial_term(self, param: int, rank: int) -> Tuple[int, int, float]:
+        """(term, number of terms, scale) of the parameter's gradient on
+        ``rank``: with partial placements each rank passes one term of a sum;
+        the gradient is ``scale * sum(terms)``."""
+        return tuple(self._check(self._s.partial_term(param, rank),
+                                 f"no parameter {param} or rank {rank}"))
+
+    def plan(self, param: int) -> List[str]:
+        """The collective plan of one parameter for its owner (needs owners:
+        call Module.report_text() or run muon-assign-owners first)."""
+        return self._check(self._s.plan(param),
+                           f"no plan for parameter {param}")

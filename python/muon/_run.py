@@ -1,0 +1,235 @@
+"""Compiled steps: run a muon.step on this process's local shards.
+
+One process per rank (``mpirun -np N python script.py``; a single process
+is a one-rank job). Every rank compiles the same module and calls the step
+with the tensors it holds; the step's collectives run over MPI through the
+runtime. Arrays are NumPy arrays or torch CPU tensors, float32, C-contiguous
+(others are converted, which copies them); the compiled code reads and
+writes their memory directly.
+"""
+from __future__ import annotations
+
+import atexit
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _muon
+from ._ir import GRAD, MOMENTUM, PARAM, Module, MuonError, Step, parse
+
+_ROLE_NAMES = {PARAM: "param", GRAD: "grad", MOMENTUM: "momentum"}
+
+
+_started = False
+
+
+def _start() -> None:
+    """Initialises the runtime (and MPI) once; finalises it at exit, as
+    MPI requires of every process that initialised it."""
+    global _started
+    if not _started:
+        _muon.runtime_init()
+        atexit.register(_muon.finalize)
+        _started = True
+
+
+def world_rank() -> int:
+    """This process's rank (initialises the runtime, and MPI, if needed)."""
+    _start()
+    return int(_muon.world_rank())
+
+
+def world_size() -> int:
+    _start()
+    return int(_muon.world_size())
+
+
+def barrier() -> None:
+    _start()
+    _muon.barrier()
+
+
+def counters() -> dict:
+    """This rank's runtime counters since the start or the last reset:
+    Newton-Schulz calls, matrices and FLOPs (2mnk per product), collectives
+    started, bytes sent."""
+    calls, mats, flops, colls, sent = _muon.counters()
+    return {"ns_calls": calls, "ns_matrices": mats, "ns_flops": flops,
+            "collectives": colls, "bytes_sent": sent}
+
+
+def reset_counters() -> None:
+    _muon.reset_counters()
+
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _as_buffer(x, what: str):
+    """A float32 C-contiguous CPU array the code can use in place."""
+    if _is_torch(x):
+        import torch
+        if x.device.type != "cpu":
+            raise MuonError(f"{what}: a tensor on {x.device}; the CPU target "
+                            "runs on CPU tensors")
+        if x.dtype != torch.float32 or not x.is_contiguous():
+            x = x.detach().to(torch.float32).contiguous()
+        return x.detach()
+    a = np.asarray(x)
+    if a.dtype != np.float32 or not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a, dtype=np.float32)
+    return a
+
+
+def _shape(x) -> Tuple[int, ...]:
+    return tuple(int(s) for s in x.shape)
+
+
+class CompiledStep:
+    """A lowered and JIT-compiled muon.step entry for one rank.
+
+    ``step(params, grads, momenta)`` takes, per parameter in the step's
+    order (lists, or dicts keyed by parameter name), the local shards this
+    rank holds, and returns ``(new_params, new_momenta)`` as new arrays of
+    the same kind (NumPy or torch). A gradient with partial placements is
+    this rank's term (see :meth:`Step.partial_term`)."""
+
+    def __init__(self, module: Module, entry: Optional[str] = None,
+                 target: str = "cpu", opt_level: int = 2,
+                 rank: Optional[int] = None):
+        # The queries need owners; muon-assign-owners keeps given ones.
+        self.module = module.clone().run_passes("muon-assign-owners")
+        self.step: Step = self._find_step(entry)
+        self.entry = self.step._s.function_name()
+        self.target = target
+        lowered = self.module.clone().lower(target=target)
+        exe, error = _muon.compile(lowered._m, self.entry, opt_level)
+        if exe is None:
+            raise MuonError(f"could not compile @{self.entry}: {error}")
+        self._exe = exe
+        self._args, self._results = self._read_roles(exe.roles())
+        self.rank = world_rank() if rank is None else rank
+        n = self.step.num_ranks
+        if not 0 <= self.rank < n:
+            raise MuonError(f"rank {self.rank} is not a rank of the step's "
+                            f"mesh ({n} ranks)")
+
+    def _find_step(self, entry: Optional[str]) -> Step:
+        steps = [s for s in self.module.steps
+                 if entry is None or s._s.function_name() == entry]
+        if len(steps) != 1:
+            where = f"function @{entry}" if entry else "the module"
+            raise MuonError(f"{where} holds {len(steps)} muon.step ops; "
+                            "compile runs exactly one (choose with entry=)")
+        return steps[0]
+
+    def _read_roles(self, table: Sequence[int]):
+        if len(table) < 3:
+            raise MuonError("the compiled step's role table is empty")
+        nargs, nres = table[1], table[2]
+        at, tensors = 3, []
+        for i in range(nargs + nres):
+            k = table[at]
+            triples = [tuple(table[at + 1 + 3 * j:at + 4 + 3 * j])
+                       for j in range(k)]
+            at += 1 + 3 * k
+            what = (f"argument #{i}" if i < nargs
+                    else f"result #{i - nargs}")
+            if len(triples) != 1:
+                raise MuonError(
+                    f"@{self.entry}: {what} plays {len(triples)} roles; "
+                    "compile needs every argument and result to be exactly "
+                    "one parameter, gradient or momentum of the step")
+            role, _, param = triples[0]
+            tensors.append((role, param))
+        return tensors[:nargs], tensors[nargs:]
+
+    # -- shapes and shards --------------------------------------------------
+
+    @property
+    def num_params(self) -> int:
+        return self.step.num_params
+
+    @property
+    def param_names(self) -> List[str]:
+        return self.step.param_names
+
+    def local_shape(self, param: int, kind: str = "param",
+                    rank: Optional[int] = None) -> Tuple[int, ...]:
+        r = self.rank if rank is None else rank
+        return self.step.local_shard(param, kind, r).shape
+
+    def shard(self, full, param: int, kind: str = "param",
+              rank: Optional[int] = None):
+        """This rank's (or ``rank``'s) piece of a full tensor, as a new
+        float32 C-contiguous array."""
+        r = self.rank if rank is None else rank
+        piece = self.step.local_shard(param, kind, r).extract(full)
+        if _is_torch(piece):
+            return piece.to(dtype=__import__("torch").float32).contiguous()
+        return np.ascontiguousarray(piece, dtype=np.float32)
+
+    # -- running ------------------------------------------------------------
+
+    def _by_param(self, values, what: str) -> list:
+        n = self.num_params
+        if isinstance(values, dict):
+            names = self.param_names
+            unknown = set(values) - set(names)
+            if unknown:
+                raise MuonError(f"{what}: unknown parameter names "
+                                f"{sorted(unknown)}")
+            missing = [nm for nm in names if nm not in values]
+            if missing:
+                raise MuonError(f"{what}: no tensor for {missing}")
+            return [values[nm] for nm in names]
+        values = list(values)
+        if len(values) != n:
+            raise MuonError(f"{what}: {len(values)} tensors for a step of "
+                            f"{n} parameters")
+        return values
+
+    def __call__(self, params, grads, momenta):
+        given = {PARAM: self._by_param(params, "params"),
+                 GRAD: self._by_param(grads, "grads"),
+                 MOMENTUM: self._by_param(momenta, "momenta")}
+        buffers = []
+        for role, param in self._args:
+            name = self.param_names[param]
+            what = f"{_ROLE_NAMES[role]} of '{name}'"
+            buf = _as_buffer(given[role][param], what)
+            want = self.local_shape(param, _ROLE_NAMES[role])
+            if _shape(buf) != want:
+                raise MuonError(f"{what} on rank {self.rank}: local shape "
+                                f"{_shape(buf)}, the layout gives this rank "
+                                f"{want}")
+            buffers.append(buf)
+        use_torch = any(_is_torch(b) for b in buffers)
+        outs = []
+        for role, param in self._results:
+            shape = self.local_shape(param, "param")
+            if use_torch:
+                import torch
+                outs.append(torch.empty(shape, dtype=torch.float32))
+            else:
+                outs.append(np.empty(shape, dtype=np.float32))
+        _start()
+        error = self._exe.invoke(buffers + outs)
+        if error:
+            raise MuonError(f"@{self.entry}: {error}")
+        new_p: list = [None] * self.num_params
+        new_m: list = [None] * self.num_params
+        for (role, param), out in zip(self._results, outs):
+            (new_p if role == PARAM else new_m)[param] = out
+        return new_p, new_m
+
+
+def compile(module: Union[Module, str], entry: Optional[str] = None,
+            target: str = "cpu", opt_level: int = 2,
+            rank: Optional[int] = None) -> CompiledStep:
+    """Lowers (muon-to-llvm) and JIT-compiles the step of ``module`` (a
+    Module or MLIR text) for this process. ``module`` is not changed."""
+    if isinstance(module, str):
+        module = parse(module)
+    return CompiledStep(module, entry, target, opt_level, rank)

@@ -1,0 +1,279 @@
+"""Writes muon.step modules from Python.
+
+    b = StepBuilder({"dp": 2, "tp": 2}, lr=0.02, weight_decay=0.01)
+    b.add("layers.0.q", (256, 256), {"dp": Shard(0), "tp": Shard(0)})
+    b.add("layers.0.o", (256, 256), [Shard(0), Shard(1)])
+    module = b.build()            # parsed and verified: a muon.Module
+    text = b.text()               # the same module as MLIR text
+
+Each distinct tensor type gets an alias (``!p0 = !dist.tensor<...>``), so a
+step over hundreds of parameters stays readable. The text round-trips
+through ``muon-opt`` unchanged up to the printer's formatting. See
+docs/python.md for every option; the syntax of placements and storage is
+the ``dist`` dialect's (docs/dist-dialect.md).
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ._ir import Context, Module, MuonError, parse
+
+
+class Placement:
+    """A compute placement on one mesh axis (its dist syntax is str())."""
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Placement({self._text!r})"
+
+    def __eq__(self, other) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+
+def Shard(dim: int) -> Placement:
+    """Split tensor dim ``dim`` over the axis."""
+    return Placement(f"shard<{int(dim)}>")
+
+
+def Replicate() -> Placement:
+    return Placement("replicate")
+
+
+def Partial(reduce: str = "sum") -> Placement:
+    """A term of a sum over the axis: ``reduce`` is sum, avg, max or min."""
+    return Placement(f"partial<{reduce}>")
+
+
+def Reduced() -> Placement:
+    """Replicated, with the gradient a partial sum over the axis."""
+    return Placement("reduced")
+
+
+PlacementSpec = Union[Sequence[Union[Placement, str]],
+                      Mapping[str, Union[Placement, str]]]
+
+_HYPER = {
+    # name: (attribute, how to print it)
+    "lr": ("lr", lambda v: f"{_f64(v)} : f64"),
+    "momentum": ("momentum", lambda v: f"{_f64(v)} : f64"),
+    "nesterov": ("nesterov", lambda v: "true" if v else "false"),
+    "ns_steps": ("ns_steps", lambda v: f"{int(v)} : i64"),
+    "ns_coefficients": ("ns_coeffs",
+                        lambda v: "array<f64: " +
+                        ", ".join(_f64(c) for c in _flat(v)) + ">"),
+    "eps": ("eps", lambda v: f"{_f64(v)} : f64"),
+    "weight_decay": ("weight_decay", lambda v: f"{_f64(v)} : f64"),
+    "lr_adjust": ("lr_adjust", lambda v: f"#muon.lr_adjust<{v}>"),
+    "momentum_form": ("momentum_form", lambda v: f"#muon.momentum_form<{v}>"),
+    "ns_dtype": ("ns_dtype", lambda v: str(v)),
+    "strategy": ("strategy", lambda v: f"#muon.strategy<{v}>"),
+    "owners": ("owners",
+               lambda v: "array<i64: " + ", ".join(str(int(o)) for o in v) +
+               ">"),
+    "async_gpu_parallelism": ("async_gpu_parallelism",
+                              lambda v: "true" if v else "false"),
+    "prefetch_count": ("prefetch_count", lambda v: f"{int(v)} : i64"),
+}
+
+
+def _f64(v: float) -> str:
+    v = float(v)
+    if not math.isfinite(v):
+        raise MuonError(f"hyper-parameter value {v} is not finite")
+    return repr(v)
+
+
+def _flat(v) -> List[float]:
+    out: List[float] = []
+    for c in v:
+        if isinstance(c, (list, tuple)):
+            out.extend(float(x) for x in c)
+        else:
+            out.append(float(c))
+    return out
+
+
+class StepBuilder:
+    """Builds a module holding one function ``@entry`` whose arguments are
+    the parameters, gradients and momenta (in that order per parameter) and
+    whose results are the step's new parameters then new momenta.
+
+    ``mesh``: axis name -> size, in mesh order (a dict or (name, size)
+    pairs). Keyword arguments are the step's hyper-parameters, named as
+    torch.optim.Muon names them where it has them: lr (required), momentum,
+    nesterov, ns_steps, ns_coefficients (one (a, b, c) triple or one per
+    iteration), eps, weight_decay, plus lr_adjust ("original" or
+    "match_rms_adamw"), momentum_form ("lerp" or "sum"), ns_dtype ("f32" or
+    "bf16"), strategy ("round_robin", "balanced", "explicit"), owners,
+    async_gpu_parallelism and prefetch_count."""
+
+    def __init__(self, mesh: Union[Mapping[str, int],
+                                   Sequence[Tuple[str, int]]],
+                 *, entry: str = "step", mesh_name: str = "m", **hyper):
+        self.axes: List[Tuple[str, int]] = [
+            (str(a), int(s)) for a, s in
+            (mesh.items() if isinstance(mesh, Mapping) else mesh)]
+        if not self.axes:
+            raise MuonError("the mesh needs at least one axis")
+        self.entry = entry
+        self.mesh_name = mesh_name
+        unknown = set(hyper) - set(_HYPER)
+        if unknown:
+            raise MuonError(f"unknown hyper-parameters {sorted(unknown)}; "
+                            f"known: {sorted(_HYPER)}")
+        if "lr" not in hyper:
+            raise MuonError("the step needs lr")
+        self.hyper = dict(hyper)
+        self.params: List[dict] = []
+        self.flat_groups: List[Tuple[str, str, List[int]]] = []
+
+    # -- declarations -------------------------------------------------------
+
+    def flat_group(self, name: str, axis: str, numel: Sequence[int]) -> None:
+        """Declares ``dist.flat_group @name on @mesh[axis] numel [...]``:
+        members that ``storage="flat<@name, i>"`` refers to."""
+        self._axis(axis)
+        self.flat_groups.append((name, axis, [int(n) for n in numel]))
+
+    def add(self, name: str, shape: Sequence[int],
+            placements: Optional[PlacementSpec] = None, *,
+            grad_placements: Optional[PlacementSpec] = None,
+            storage: Optional[str] = None,
+            order: Optional[Mapping[int, Sequence[str]]] = None,
+            grad_storage: Optional[str] = None,
+            expert: Optional[Tuple[str, int]] = None,
+            stage: Optional[Tuple[str, int]] = None) -> int:
+        """Adds a parameter and returns its index.
+
+        ``placements``: one per mesh axis (a list) or axis -> placement (a
+        dict; other axes replicate); default all replicate. The momentum
+        has the parameter's layout; the gradient has ``grad_placements``
+        (default: the parameter's, with ``reduced`` axes as
+        ``partial<sum>``, as the gradient of a reduced weight is a partial
+        sum). ``storage`` (dist syntax, e.g. ``"dim<0 on dp>"``,
+        ``"block<0 on dp, 1 on tp>"``, ``"flat<@g, 0>"``,
+        ``"whole<on dp owner 1>"``) and ``order`` (tensor dim -> axes, outer
+        split first) complete the layout; the gradient gets the same unless
+        ``grad_storage`` says otherwise. ``expert=(axis, i)`` /
+        ``stage=(axis, i)`` mark an expert or pipeline-stage parameter."""
+        shape = tuple(int(s) for s in shape)
+        if len(shape) < 2:
+            raise MuonError(
+                f"parameter '{name}' has {len(shape)} dims; Muon "
+                "orthogonalises matrices (2 or more dims): give 1-D "
+                "parameters (biases, norms) to another optimizer")
+        p = self._placements(placements, name)
+        if grad_placements is None:
+            g = ["partial<sum>" if x == "reduced" else x for x in p]
+        else:
+            g = self._placements(grad_placements, name)
+        self.params.append({
+            "name": name, "shape": shape,
+            "layout": self._layout(p, storage, order),
+            "grad_layout": self._layout(
+                g, storage if grad_storage is None else grad_storage, order),
+            "expert": expert, "stage": stage})
+        return len(self.params) - 1
+
+    # -- output -------------------------------------------------------------
+
+    def text(self) -> str:
+        if not self.params:
+            raise MuonError("the step has no parameters")
+        mesh = ", ".join(f"{a} = {s}" for a, s in self.axes)
+        lines = [f"dist.mesh @{self.mesh_name} [{mesh}]"]
+        for gname, axis, numel in self.flat_groups:
+            lines.append(f"dist.flat_group @{gname} on @{self.mesh_name}"
+                         f"[{axis}] numel [{', '.join(map(str, numel))}]")
+        aliases: Dict[str, str] = {}
+
+        def alias(shape, layout) -> str:
+            ty = ("!dist.tensor<" + "x".join(map(str, shape)) +
+                  f"xf32, @{self.mesh_name}, {layout}>")
+            if ty not in aliases:
+                aliases[ty] = f"!t{len(aliases)}"
+            return aliases[ty]
+
+        P = [alias(p["shape"], p["layout"]) for p in self.params]
+        G = [alias(p["shape"], p["grad_layout"]) for p in self.params]
+        lines += [f"{a} = {ty}" for ty, a in aliases.items()]
+        n = len(self.params)
+        args = []
+        for i in range(n):
+            args += [f"%p{i}: {P[i]}", f"%g{i}: {G[i]}", f"%m{i}: {P[i]}"]
+        res = P + P
+        attrs = [f"{_HYPER[k][0]} = {_HYPER[k][1](v)}"
+                 for k, v in self.hyper.items()]
+        infos = []
+        for p in self.params:
+            extra = ""
+            if p["expert"] is not None:
+                extra += f", expert = {p['expert'][0]}[{int(p['expert'][1])}]"
+            if p["stage"] is not None:
+                extra += f", stage = {p['stage'][0]}[{int(p['stage'][1])}]"
+            infos.append(f"#muon.param<{_quote(p['name'])}{extra}>")
+        attrs.append("param_info = [" + ", ".join(infos) + "]")
+        ops = lambda k: ", ".join(f"%{k}{i}" for i in range(n))
+        lines.append(f"func.func @{self.entry}({', '.join(args)}) -> "
+                     f"({', '.join(res)}) {{")
+        lines.append(f"  %r:{2 * n} = muon.step params({ops('p')} : "
+                     f"{', '.join(P)})")
+        lines.append(f"      grads({ops('g')} : {', '.join(G)})")
+        lines.append(f"      momenta({ops('m')} : {', '.join(P)})")
+        lines.append("      {" + ", ".join(attrs) + "}")
+        lines.append("  return " + ", ".join(f"%r#{j}" for j in range(2 * n))
+                     + " : " + ", ".join(res))
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def build(self, context: Optional[Context] = None) -> Module:
+        """The module, parsed and verified (MuonError with the verifier's
+        diagnostics when a layout or hyper-parameter is refused)."""
+        return parse(self.text(), context)
+
+    # -- helpers ------------------------------------------------------------
+
+    def _axis(self, axis: str) -> int:
+        for i, (a, _) in enumerate(self.axes):
+            if a == axis:
+                return i
+        raise MuonError(f"no mesh axis '{axis}' (axes: "
+                        f"{[a for a, _ in self.axes]})")
+
+    def _placements(self, spec: Optional[PlacementSpec], name: str) -> List[str]:
+        if spec is None:
+            return ["replicate"] * len(self.axes)
+        if isinstance(spec, Mapping):
+            out = ["replicate"] * len(self.axes)
+            for axis, pl in spec.items():
+                out[self._axis(axis)] = str(pl)
+            return out
+        spec = [str(x) for x in spec]
+        if len(spec) != len(self.axes):
+            raise MuonError(f"parameter '{name}': {len(spec)} placements for "
+                            f"a mesh of {len(self.axes)} axes")
+        return spec
+
+    def _layout(self, placements: List[str], storage: Optional[str],
+                order: Optional[Mapping[int, Sequence[str]]]) -> str:
+        text = "[" + ", ".join(placements) + "]"
+        if order:
+            text += ", order = {" + ", ".join(
+                f"{int(d)} = [{', '.join(axes)}]"
+                for d, axes in sorted(order.items())) + "}"
+        if storage:
+            text += f", storage = {storage}"
+        return text
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'

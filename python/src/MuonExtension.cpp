@@ -1,0 +1,470 @@
+//===- MuonExtension.cpp - The Python extension muon._muon -----------------===//
+//
+// A thin layer over the project's C API (muon-c/*.h) and MLIR's: contexts
+// that collect diagnostics, modules (parse, print, verify, pass pipelines,
+// the muon-to-llvm pipeline, the report), step queries (shapes, local
+// shards, partial terms, plans), compiled entries called on NumPy arrays or
+// torch CPU tensors without copies, and the runtime's process helpers.
+// Errors are returned as data (diagnostics, messages); the Python package
+// (muon/_ir.py) turns them into exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon-c/Dialects.h"
+#include "muon-c/Execution.h"
+#include "muon-c/Pipeline.h"
+#include "muon-c/Step.h"
+#include "muon/Runtime/muon_runtime.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <dlfcn.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+void appendTo(MlirStringRef s, void *userData) {
+  static_cast<std::string *>(userData)->append(s.data, s.length);
+}
+
+/// "file:line:col" for a file location (the innermost one of a call site
+/// or name), else MLIR's printed form.
+std::string locationText(MlirLocation loc) {
+  for (int depth = 0; depth < 16; ++depth) {
+    if (mlirLocationIsAFileLineColRange(loc)) {
+      MlirStringRef file = mlirIdentifierStr(
+          mlirLocationFileLineColRangeGetFilename(loc));
+      std::string name(file.data, file.length);
+      // mlirModuleCreateParse names its buffer "-".
+      return (name.empty() || name == "-" ? std::string("<string>") : name) +
+             ":" +
+             std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
+             ":" +
+             std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
+    }
+    if (mlirLocationIsACallSite(loc))
+      loc = mlirLocationCallSiteGetCallee(loc);
+    else if (mlirLocationIsAName(loc))
+      loc = mlirLocationNameGetChildLoc(loc);
+    else
+      break;
+  }
+  std::string text;
+  mlirLocationPrint(loc, appendTo, &text);
+  return text;
+}
+
+/// (severity, location, message, notes) as the Python layer reads it.
+using Diag = std::tuple<std::string, std::string, std::string,
+                        std::vector<std::tuple<std::string, std::string>>>;
+
+const char *severityName(MlirDiagnosticSeverity s) {
+  switch (s) {
+  case MlirDiagnosticError:
+    return "error";
+  case MlirDiagnosticWarning:
+    return "warning";
+  case MlirDiagnosticNote:
+    return "note";
+  case MlirDiagnosticRemark:
+    return "remark";
+  }
+  return "error";
+}
+
+std::string messageOf(MlirDiagnostic d) {
+  std::string text;
+  mlirDiagnosticPrint(d, appendTo, &text);
+  return text;
+}
+
+/// An MLIR context with the project's dialects, whose diagnostics are kept
+/// until taken (none reaches stderr).
+class Context {
+public:
+  Context() {
+    MlirDialectRegistry registry = mlirDialectRegistryCreate();
+    muonRegisterAllDialects(registry);
+    ctx = mlirContextCreateWithRegistry(registry, /*threadingEnabled=*/false);
+    mlirDialectRegistryDestroy(registry);
+    muonRegisterAllPasses();
+    mlirContextAttachDiagnosticHandler(ctx, &Context::handle, this, nullptr);
+  }
+  ~Context() { mlirContextDestroy(ctx); }
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  std::vector<Diag> takeDiagnostics() { return std::move(diags); }
+  void addError(const std::string &message) {
+    diags.emplace_back("error", "", message,
+                       std::vector<std::tuple<std::string, std::string>>{});
+  }
+
+  MlirContext ctx;
+
+private:
+  static MlirLogicalResult handle(MlirDiagnostic d, void *userData) {
+    auto *self = static_cast<Context *>(userData);
+    std::vector<std::tuple<std::string, std::string>> notes;
+    for (intptr_t i = 0, e = mlirDiagnosticGetNumNotes(d); i < e; ++i) {
+      MlirDiagnostic n = mlirDiagnosticGetNote(d, i);
+      std::string message = messageOf(n);
+      // The generic form of the failing op, which MLIR attaches to verifier
+      // errors: long, and the location already says which op.
+      if (message.rfind("see current operation:", 0) == 0)
+        continue;
+      notes.emplace_back(locationText(mlirDiagnosticGetLocation(n)),
+                         std::move(message));
+    }
+    self->diags.emplace_back(severityName(mlirDiagnosticGetSeverity(d)),
+                             locationText(mlirDiagnosticGetLocation(d)),
+                             messageOf(d), std::move(notes));
+    return mlirLogicalResultSuccess();
+  }
+
+  std::vector<Diag> diags;
+};
+
+/// A builtin.module owned by Python; keeps its context alive.
+class Module {
+public:
+  Module(std::shared_ptr<Context> context, MlirModule m)
+      : context(std::move(context)), module(m) {}
+  ~Module() { mlirModuleDestroy(module); }
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  MlirOperation op() const { return mlirModuleGetOperation(module); }
+
+  std::shared_ptr<Context> context;
+  MlirModule module;
+};
+
+std::shared_ptr<Module> parse(std::shared_ptr<Context> context,
+                              const std::string &text) {
+  // std::string's buffer is NUL-terminated, as MLIR's lexer needs.
+  MlirModule m = mlirModuleCreateParse(
+      context->ctx, mlirStringRefCreate(text.c_str(), text.size()));
+  if (mlirModuleIsNull(m))
+    return nullptr;
+  return std::make_shared<Module>(context, m);
+}
+
+std::shared_ptr<Module> parseFile(std::shared_ptr<Context> context,
+                                  const std::string &path) {
+  MlirModule m = mlirModuleCreateParseFromFile(
+      context->ctx, mlirStringRefCreate(path.c_str(), path.size()));
+  if (mlirModuleIsNull(m))
+    return nullptr;
+  return std::make_shared<Module>(context, m);
+}
+
+std::string print(const Module &m, bool debugInfo) {
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (debugInfo)
+    mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+  std::string text;
+  mlirOperationPrintWithFlags(m.op(), flags, appendTo, &text);
+  mlirOpPrintingFlagsDestroy(flags);
+  return text;
+}
+
+std::shared_ptr<Module> cloneModule(const Module &m) {
+  MlirOperation copy = mlirOperationClone(m.op());
+  return std::make_shared<Module>(m.context, mlirModuleFromOperation(copy));
+}
+
+bool verify(const Module &m) { return mlirOperationVerify(m.op()); }
+
+/// Runs a textual pass pipeline ("builtin.module(...)" or a bare list of
+/// module passes) on the module, with the verifier after every pass.
+bool runPipeline(Module &m, const std::string &pipeline) {
+  MlirPassManager pm = mlirPassManagerCreate(m.context->ctx);
+  std::string text = pipeline;
+  if (text.rfind("builtin.module(", 0) != 0)
+    text = "builtin.module(" + text + ")";
+  std::string error;
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm),
+      mlirStringRefCreate(text.c_str(), text.size()), appendTo, &error);
+  bool ok = mlirLogicalResultIsSuccess(parsed);
+  if (!ok)
+    m.context->addError("invalid pass pipeline '" + pipeline + "': " + error);
+  else
+    ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, m.op()));
+  mlirPassManagerDestroy(pm);
+  return ok;
+}
+
+/// The muon-to-llvm pipeline (built from pass constructors).
+bool lower(Module &m, const std::string &target, bool assignOwners) {
+  MlirPassManager pm = mlirPassManagerCreate(m.context->ctx);
+  MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
+  options.target = mlirStringRefCreate(target.c_str(), target.size());
+  options.assignOwners = assignOwners;
+  std::string error;
+  bool ok = mlirLogicalResultIsSuccess(muonBuildMuonToLLVMPipeline(
+      mlirPassManagerGetAsOpPassManager(pm), options, appendTo, &error));
+  if (!ok)
+    m.context->addError(error);
+  else
+    ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, m.op()));
+  mlirPassManagerDestroy(pm);
+  return ok;
+}
+
+nb::object report(Module &m) {
+  std::string text;
+  if (mlirLogicalResultIsFailure(muonStepReport(m.op(), appendTo, &text)))
+    return nb::none();
+  return nb::str(text.c_str(), text.size());
+}
+
+/// A muon.step inside a module (index in walk order).
+class Step {
+public:
+  Step(std::shared_ptr<Module> module, intptr_t index)
+      : module(std::move(module)), index(index) {}
+
+  MlirOperation op() const { return muonModuleGetStep(module->op(), index); }
+
+  std::shared_ptr<Module> module;
+  intptr_t index;
+};
+
+intptr_t numSteps(const Module &m) { return muonModuleNumSteps(m.op()); }
+
+nb::object paramName(const Step &s, intptr_t param) {
+  std::string name;
+  if (mlirLogicalResultIsFailure(
+          muonStepParamName(s.op(), param, appendTo, &name)))
+    return nb::none();
+  return nb::str(name.c_str(), name.size());
+}
+
+nb::object paramShape(const Step &s, intptr_t param) {
+  intptr_t rank = muonStepParamRank(s.op(), param);
+  if (rank < 0)
+    return nb::none();
+  std::vector<int64_t> shape(rank);
+  if (mlirLogicalResultIsFailure(muonStepParamShape(s.op(), param,
+                                                    shape.data())))
+    return nb::none();
+  return nb::cast(shape);
+}
+
+/// (local shape, local offsets, flattened, compute shape, compute offsets)
+/// or None (a diagnostic says why).
+nb::object localShard(const Step &s, intptr_t param, int kind, int64_t rank) {
+  intptr_t dims = muonStepParamRank(s.op(), param);
+  if (dims < 0)
+    return nb::none();
+  std::vector<int64_t> shape(dims), offsets(dims), cshape(dims), coffsets(dims);
+  bool flattened = false;
+  if (mlirLogicalResultIsFailure(muonStepLocalShard(
+          s.op(), param, static_cast<MuonTensorKind>(kind), rank, shape.data(),
+          offsets.data(), &flattened, cshape.data(), coffsets.data())))
+    return nb::none();
+  if (flattened) {
+    shape.resize(1);
+    offsets.resize(1);
+  }
+  return nb::make_tuple(shape, offsets, flattened, cshape, coffsets);
+}
+
+nb::object partialTerm(const Step &s, intptr_t param, int64_t rank) {
+  int64_t term = 0, terms = 0;
+  double scale = 0;
+  if (mlirLogicalResultIsFailure(
+          muonStepPartialTerm(s.op(), param, rank, &term, &terms, &scale)))
+    return nb::none();
+  return nb::make_tuple(term, terms, scale);
+}
+
+void appendLine(MlirStringRef s, void *userData) {
+  static_cast<std::vector<std::string> *>(userData)->emplace_back(s.data,
+                                                                  s.length);
+}
+
+/// The symbol name of the function that holds the step, or None.
+nb::object functionName(const Step &s) {
+  MlirOperation parent = mlirOperationGetParentOperation(s.op());
+  if (mlirOperationIsNull(parent))
+    return nb::none();
+  MlirAttribute name = mlirOperationGetAttributeByName(
+      parent, mlirStringRefCreateFromCString("sym_name"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return nb::none();
+  MlirStringRef text = mlirStringAttrGetValue(name);
+  return nb::str(text.data, text.length);
+}
+
+nb::object plan(const Step &s, intptr_t param) {
+  std::vector<std::string> lines;
+  if (mlirLogicalResultIsFailure(
+          muonStepPlan(s.op(), param, appendLine, &lines)))
+    return nb::none();
+  return nb::cast(lines);
+}
+
+/// The path of the shared object that defines `symbol` (the runtime).
+std::string libraryOf(const void *symbol) {
+  Dl_info info;
+  if (dladdr(symbol, &info) && info.dli_fname)
+    return info.dli_fname;
+  return "";
+}
+
+using F32Array = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+
+class Executable {
+public:
+  explicit Executable(MuonExecutable e) : exe(e) {}
+  ~Executable() { muonExecutableDestroy(exe); }
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  std::vector<int64_t> roles() const {
+    intptr_t size = 0;
+    const int64_t *t = muonExecutableRoleTable(exe, &size);
+    return std::vector<int64_t>(t, t + size);
+  }
+
+  /// Calls the entry on the buffers (arguments then results), without the
+  /// GIL: other Python threads run during the step.
+  std::string invoke(std::vector<F32Array> buffers) {
+    std::vector<float *> data;
+    std::vector<intptr_t> ranks;
+    std::vector<std::vector<int64_t>> shapes;
+    for (F32Array &b : buffers) {
+      data.push_back(b.data());
+      ranks.push_back(static_cast<intptr_t>(b.ndim()));
+      std::vector<int64_t> shape;
+      for (size_t d = 0; d < b.ndim(); ++d)
+        shape.push_back(static_cast<int64_t>(b.shape(d)));
+      shapes.push_back(std::move(shape));
+    }
+    std::vector<const int64_t *> shapePtrs;
+    for (auto &s : shapes)
+      shapePtrs.push_back(s.data());
+    std::string error;
+    {
+      nb::gil_scoped_release release;
+      muonExecutableInvoke(exe, static_cast<intptr_t>(data.size()),
+                           data.data(), ranks.data(), shapePtrs.data(),
+                           appendTo, &error);
+    }
+    return error;
+  }
+
+  MuonExecutable exe;
+};
+
+/// (executable, "") or (None, error).
+std::tuple<std::shared_ptr<Executable>, std::string>
+compile(const Module &lowered, const std::string &entry, int optLevel) {
+  // Compiled code calls the runtime. This extension's dependencies are not
+  // in the process's global scope, so name the runtime's file.
+  std::string runtime =
+      libraryOf(reinterpret_cast<const void *>(&muon_rt_world_rank));
+  MlirStringRef lib = mlirStringRefCreate(runtime.c_str(), runtime.size());
+  MuonExecutableOptions options = muonExecutableOptionsDefault();
+  options.optLevel = optLevel;
+  options.numSharedLibraries = runtime.empty() ? 0 : 1;
+  options.sharedLibraries = &lib;
+  std::string error;
+  MuonExecutable e = muonExecutableCreate(
+      lowered.module, mlirStringRefCreate(entry.c_str(), entry.size()),
+      options, appendTo, &error);
+  if (muonExecutableIsNull(e))
+    return {nullptr, error};
+  return {std::make_shared<Executable>(e), ""};
+}
+
+/// Makes the runtime's MPI library global: Open MPI loads its components
+/// as plug-ins that expect libmpi's symbols in the global scope, which a
+/// Python extension's dependencies are not (mpi4py does the same).
+void promoteMpi() {
+  for (const char *name : {"libmpi.so.40", "libmpi.so.12", "libmpi.so"})
+    if (dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD))
+      return;
+}
+
+} // namespace
+
+NB_MODULE(_muon, m) {
+  m.doc() = "Low-level bindings of muon's C API (use the `muon` package).";
+  promoteMpi();
+
+  nb::class_<Context>(m, "Context")
+      .def(nb::init<>())
+      .def("take_diagnostics", &Context::takeDiagnostics);
+
+  nb::class_<Module>(m, "Module")
+      .def("__str__", [](const Module &mod) { return print(mod, false); })
+      .def("print", &print, nb::arg("debug_info") = false)
+      .def("clone", &cloneModule)
+      .def("verify", &verify)
+      .def("run_pipeline", &runPipeline)
+      .def("lower", &lower)
+      .def("report", &report)
+      .def("num_steps", &numSteps)
+      .def_prop_ro("context",
+                   [](const Module &mod) { return mod.context; });
+  m.def("parse", &parse);
+  m.def("parse_file", &parseFile);
+
+  nb::class_<Step>(m, "Step")
+      .def(nb::init<std::shared_ptr<Module>, intptr_t>())
+      .def("num_params",
+           [](const Step &s) { return muonStepNumParams(s.op()); })
+      .def("num_ranks", [](const Step &s) { return muonStepNumRanks(s.op()); })
+      .def("param_name", &paramName)
+      .def("param_shape", &paramShape)
+      .def("local_shard", &localShard)
+      .def("partial_term", &partialTerm)
+      .def("holds",
+           [](const Step &s, intptr_t param, int64_t rank) {
+             return muonStepRankHoldsParam(s.op(), param, rank);
+           })
+      .def("plan", &plan)
+      .def("function_name", &functionName);
+
+  nb::class_<Executable>(m, "Executable")
+      .def("roles", &Executable::roles)
+      .def("invoke", &Executable::invoke);
+  m.def("compile", &compile);
+
+  m.def("runtime_init", []() { muon_rt_init(nullptr, nullptr); });
+  m.def("world_rank", []() { return muon_rt_world_rank(); });
+  m.def("world_size", []() { return muon_rt_world_size(); });
+  m.def("barrier", []() {
+    nb::gil_scoped_release release;
+    muon_rt_barrier();
+  });
+  m.def("finalize", []() { muon_rt_finalize(); });
+  m.def("counters", []() {
+    muon_rt_counters c;
+    muon_rt_get_counters(&c);
+    return nb::make_tuple(c.ns_calls, c.ns_matrices, c.ns_flops,
+                          c.collectives, c.bytes_sent);
+  });
+  m.def("reset_counters", []() { muon_rt_reset_counters(); });
+}

@@ -1,0 +1,141 @@
+"""Parsing, diagnostics as exceptions, passes, lowering, report, plans."""
+import subprocess
+
+import pytest
+
+import muon
+from conftest import gen_step, muon_opt
+
+STEP = """dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @step(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
+      {lr = 0.02 : f64, param_info = [#muon.param<"w">]}
+  return %r#0, %r#1 : !t, !t
+}
+"""
+
+
+def test_parse_error_is_an_exception_with_location():
+    with pytest.raises(muon.MuonError) as e:
+        muon.parse("func.func @f() {\n  return %y : i32\n}")
+    err = e.value
+    assert err.location == "<string>:2:10"
+    assert err.diagnostics[0].severity == "error"
+    assert "use of undeclared SSA value name" in err.diagnostics[0].message
+    assert "<string>:2:10: error: use of undeclared SSA value" in str(err)
+
+
+def test_verifier_error_names_the_op_location():
+    bad = STEP.replace("[shard<0>]", "[shard<2>]")
+    with pytest.raises(muon.MuonError) as e:
+        muon.parse(bad)
+    d = e.value.diagnostics[0]
+    # The step that uses the type is refused, at its location.
+    assert d.location == "<string>:4:10"
+    assert "placement shard<2> on mesh axis 'dp'" in d.message
+    # The "see current operation" note MLIR adds is dropped.
+    assert d.notes == ()
+
+
+def test_parse_file_locations_name_the_file(tmp_path):
+    path = tmp_path / "bad.mlir"
+    path.write_text(STEP.replace("lr = 0.02", "lr = -1.0"))
+    with pytest.raises(muon.MuonError) as e:
+        muon.parse_file(path)
+    assert e.value.location.startswith(str(path) + ":4:")
+    assert "lr" in e.value.diagnostics[0].message
+
+
+def test_missing_file():
+    with pytest.raises(muon.MuonError, match="no such file"):
+        muon.parse_file("/nonexistent/step.mlir")
+
+
+def test_print_round_trips_and_clone_is_independent():
+    m = muon.parse(STEP)
+    again = muon.parse(str(m))
+    assert str(again) == str(m)
+    c = m.clone()
+    c.run_passes("muon-assign-owners")
+    assert "owners" in str(c) and "owners" not in str(m)
+
+
+def test_passes_and_their_errors():
+    m = muon.parse(STEP)
+    m.run_passes("muon-assign-owners,muon-expand-step,dist-verify-spmd")
+    assert "muon.step" not in str(m) and "dist.gather" in str(m)
+    with pytest.raises(muon.MuonError) as e:
+        muon.parse(STEP).run_passes("no-such-pass")
+    assert "invalid pass pipeline 'no-such-pass'" in str(e.value)
+
+
+def test_pass_failure_carries_the_pass_diagnostic():
+    # A mesh of 2^21 ranks verifies, but the passes that visit every rank
+    # refuse it at the step.
+    m = muon.parse(STEP.replace("[dp = 2]", "[dp = 2097152]")
+                   .replace("8x4xf32", "2097152x4xf32"))
+    with pytest.raises(muon.MuonError) as e:
+        m.run_passes("muon-assign-owners")
+    assert e.value.location == "<string>:4:10"
+    assert "at most 1048576 are supported" in str(e.value)
+
+
+def test_lower_to_llvm_and_unknown_target():
+    m = muon.parse(STEP).lower()
+    assert "llvm.func @_mlir_ciface_step" in str(m)
+    assert "__muon_roles_step" in str(m)
+    with pytest.raises(muon.MuonError, match="unknown target 'gpu'"):
+        muon.parse(STEP).lower(target="gpu")
+
+
+def test_report_and_plan():
+    m = muon.parse(gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp"))
+    text = m.report_text()
+    assert "fsdp_tp.default" in text and "balance:" in text
+    step = m.step()
+    assert step.plan(0)[0].startswith("gather")
+    assert any(s.startswith("newton_schulz") for s in step.plan(0))
+
+
+def test_plan_needs_owners_and_a_parameter():
+    step = muon.parse(STEP).step()
+    with pytest.raises(muon.MuonError, match="has no owners"):
+        step.plan(0)
+    m = muon.parse(STEP)
+    m.report_text()
+    with pytest.raises(muon.MuonError, match="has no parameter 3"):
+        m.step().plan(3)
+
+
+def test_step_queries():
+    m = muon.parse(gen_step("--mesh", "dp=2,tp=2"))
+    step = m.step()
+    names = step.param_names
+    i = names.index("tiny")
+    assert step.param_shape(i) == (3, 2)
+    assert step.num_ranks == 4
+    # uneven rows: 10 rows over dp=2 -> 5 + 5; tp replicates.
+    j = names.index("uneven.rows")
+    assert step.local_shard(j, "param", 3).shape == (5, 6)
+    assert step.local_shard(j, "param", 3).offsets == (5, 0)
+    # hsdp: the gradient is a partial average over dp.
+    h = names.index("hsdp")
+    assert step.partial_term(h, 2) == (1, 2, 0.5)
+    assert step.partial_term(h, 1) == (0, 2, 0.5)
+    # an expert of dp coordinate 1 lives on ranks 2 and 3 only.
+    e = names.index("ep.expert")
+    assert [step.holds(e, r) for r in range(4)] == [False, False, True, True]
+    with pytest.raises(muon.MuonError, match="rank 4 is not a rank"):
+        step.local_shard(j, "param", 4)
+    with pytest.raises(muon.MuonError, match="no parameter 99"):
+        step.param_name(99)
+
+
+def test_muon_opt_reads_what_python_prints(tmp_path):
+    m = muon.parse(STEP)
+    path = tmp_path / "step.mlir"
+    path.write_text(str(m))
+    out = subprocess.run([muon_opt(), str(path)], check=True,
+                         capture_output=True, text=True).stdout
+    assert str(muon.parse(out)) == str(m)

@@ -1,0 +1,102 @@
+"""Compiled steps in this process (a one-rank mesh) against the NumPy
+float64 reference, and the checks made before calling compiled code."""
+import numpy as np
+import pytest
+
+import muon
+from muon import Shard, StepBuilder
+from muon.reference import muon_step, newton_schulz
+
+SHAPES = {"tall": (24, 8), "wide": (8, 20), "square": (16, 16),
+          "experts": (3, 8, 12)}
+
+
+def one_rank_step(**hyper):
+    hyper.setdefault("lr", 0.02)
+    b = StepBuilder({"dp": 1}, **hyper)
+    for name, shape in SHAPES.items():
+        b.add(name, shape, [Shard(0)])
+    return b
+
+
+def run_and_compare(hyper, steps=3):
+    step = muon.compile(one_rank_step(**hyper).build())
+    rng = np.random.default_rng(1)
+    P = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    M = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    refP = [p.astype(np.float64) for p in P]
+    refM = [m.astype(np.float64) for m in M]
+    for t in range(steps):
+        G = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+        P, M = step(P, G, M)
+        for i in range(len(G)):
+            refP[i], refM[i] = muon_step(refP[i], G[i], refM[i], **hyper)
+    for i, name in enumerate(SHAPES):
+        assert P[i].dtype == np.float32 and P[i].shape == SHAPES[name]
+        np.testing.assert_allclose(P[i], refP[i], rtol=1e-5, atol=1e-5,
+                                   err_msg=name)
+        np.testing.assert_allclose(M[i], refM[i], rtol=1e-5, atol=1e-5,
+                                   err_msg=name)
+
+
+def test_defaults_match_the_reference():
+    run_and_compare({"lr": 0.02})
+
+
+def test_options_match_the_reference():
+    run_and_compare({"lr": 0.05, "weight_decay": 0.1, "momentum": 0.9,
+                     "nesterov": False, "momentum_form": "sum",
+                     "lr_adjust": "match_rms_adamw", "ns_steps": 3})
+
+
+def test_the_reference_orthogonalises():
+    u = np.random.default_rng(2).standard_normal((32, 16))
+    # Polar-style coefficients that converge (a, b, c) = (1.5, -0.5, 0):
+    # many steps of the cubic iteration give an orthogonal matrix.
+    x = newton_schulz(u, ns_steps=60, ns_coefficients=(1.5, -0.5, 0.0))
+    np.testing.assert_allclose(x.T @ x, np.eye(16), atol=1e-6)
+
+
+def test_inputs_by_name_and_step_counters():
+    step = muon.compile(one_rank_step().build())
+    z = {name: np.zeros(s, np.float32) for name, s in SHAPES.items()}
+    g = {name: np.ones(s, np.float32) for name, s in SHAPES.items()}
+    muon.reset_counters()
+    P, M = step(z, g, z)
+    # every matrix once: three 2-D parameters and three experts
+    assert muon.counters()["ns_matrices"] == 6
+    np.testing.assert_allclose(M[0], 0.05, rtol=1e-6)
+
+
+def test_inputs_are_converted_when_they_must_be():
+    step = muon.compile(one_rank_step().build())
+    P = [np.ones(s, np.float64) for s in SHAPES.values()]      # float64
+    G = [np.ones(s[::-1], np.float32).T for s in SHAPES.values()]  # not C
+    M = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    newP, _ = step(P, G, M)
+    assert all(p.dtype == np.float32 for p in newP)
+
+
+def test_bad_inputs_are_refused_before_the_call():
+    step = muon.compile(one_rank_step().build())
+    good = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    bad = list(good)
+    bad[1] = np.zeros((8, 21), np.float32)
+    with pytest.raises(muon.MuonError) as e:
+        step(good, bad, good)
+    assert "grad of 'wide' on rank 0: local shape (8, 21)" in str(e.value)
+    assert "(8, 20)" in str(e.value)
+    with pytest.raises(muon.MuonError, match="3 tensors for a step of 4"):
+        step(good[:3], good, good)
+    with pytest.raises(muon.MuonError, match="unknown parameter names"):
+        step({"nope": good[0]}, good, good)
+
+
+def test_compile_refusals():
+    text = one_rank_step().text()
+    with pytest.raises(muon.MuonError, match="holds 0 muon.step"):
+        muon.compile(text, entry="other")
+    with pytest.raises(muon.MuonError, match="rank 3 is not a rank"):
+        muon.compile(text, rank=3)
+    with pytest.raises(muon.MuonError, match=r"optimisation level 7"):
+        muon.compile(text, opt_level=7)
