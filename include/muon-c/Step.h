@@ -47,6 +47,12 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepReport(MlirOperation module,
                                                     MlirStringCallback callback,
                                                     void *userData);
 
+/// The same report as one JSON array with an object per step (the format
+/// of `muon-report{format=json}`, docs/muon-dialect.md), in one callback
+/// call. Modifies the module and fails like muonStepReport.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepReportJSON(
+    MlirOperation module, MlirStringCallback callback, void *userData);
+
 /// The number of parameters of `step`, or -1 when `step` is not a
 /// `muon.step`.
 MLIR_CAPI_EXPORTED intptr_t muonStepNumParams(MlirOperation step);

@@ -5,6 +5,7 @@
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Dialect/Muon/Transforms/StepReport.h"
 #include "muon/Plan/ParamPlan.h"
 
 #include "mlir/CAPI/IR.h"
@@ -13,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <utility>
@@ -43,16 +45,18 @@ MlirOperation muonModuleGetStep(MlirOperation module, intptr_t index) {
   return wrap(found);
 }
 
-MlirLogicalResult muonStepReport(MlirOperation moduleOp,
-                                 MlirStringCallback callback, void *userData) {
+/// The report of every step of `moduleOp` as text or as a JSON array
+/// (owners assigned in place where missing), to `callback`.
+static MlirLogicalResult reportSteps(MlirOperation moduleOp, bool json,
+                                     MlirStringCallback callback,
+                                     void *userData) {
   Operation *op = unwrap(moduleOp);
   auto module = dyn_cast<ModuleOp>(op);
   if (!module) {
-    op->emitError("muonStepReport: expected a 'builtin.module', got '")
-        << op->getName() << "'";
+    op->emitError(json ? "muonStepReportJSON" : "muonStepReport")
+        << ": expected a 'builtin.module', got '" << op->getName() << "'";
     return mlirLogicalResultFailure();
   }
-
   // muon-assign-owners (re)computes the owners of every step whose strategy
   // is not explicit; run it only when a step has none, and give the steps
   // that had owners their own back.
@@ -74,21 +78,38 @@ MlirLogicalResult muonStepReport(MlirOperation moduleOp,
     if (failed(result))
       return mlirLogicalResultFailure();
   }
-
   std::string text;
   llvm::raw_string_ostream os(text);
+  llvm::json::Array reports;
   WalkResult walked = module.walk([&](StepOp step) {
     FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
     if (failed(facts))
       return WalkResult::interrupt();
-    optim::printStepReport(step, *facts, os);
+    optim::StepReport report = optim::buildStepReport(step, *facts);
+    if (json)
+      reports.push_back(optim::stepReportJson(report));
+    else
+      optim::printStepReport(report, os);
     return WalkResult::advance();
   });
   if (walked.wasInterrupted())
     return mlirLogicalResultFailure();
+  if (json)
+    os << llvm::json::Value(std::move(reports));
   if (!text.empty() && callback)
     callback(wrap(llvm::StringRef(text)), userData);
   return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult muonStepReport(MlirOperation moduleOp,
+                                 MlirStringCallback callback, void *userData) {
+  return reportSteps(moduleOp, /*json=*/false, callback, userData);
+}
+
+MlirLogicalResult muonStepReportJSON(MlirOperation moduleOp,
+                                     MlirStringCallback callback,
+                                     void *userData) {
+  return reportSteps(moduleOp, /*json=*/true, callback, userData);
 }
 
 intptr_t muonStepNumParams(MlirOperation step) {

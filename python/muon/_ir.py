@@ -7,6 +7,7 @@ Nothing is printed to stderr.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from typing import Iterator, List, Optional, Sequence, Tuple
 
@@ -146,9 +147,30 @@ class Module:
     def report_text(self) -> str:
         """muon-report's tables as text. Gives steps without owners their
         owners (in place), as muon-report does."""
-        text = self._m.report()
+        text = self._m.report(False)
         self.context._check(text is not None, "the report failed")
         return text
+
+    def report(self) -> List["StepReport"]:
+        """muon-report's tables of every step as objects
+        (:class:`muon.report.StepReport`; ``params_frame()`` and
+        ``ranks_frame()`` give pandas DataFrames). Gives steps without
+        owners their owners (in place)."""
+        from .report import StepReport
+        text = self._m.report(True)
+        self.context._check(text is not None, "the report failed")
+        return [StepReport.from_json(d) for d in json.loads(text)]
+
+    def timeline(self, path: str | os.PathLike, schedule: str = "step",
+                 prefetch: Optional[int] = None) -> None:
+        """Writes the estimated timeline of every step as a Chrome trace
+        (muon-timeline; ``schedule``: step, naive, sequential or rounds).
+        The module is not changed."""
+        options = f"output={os.fspath(path)} schedule={schedule}"
+        if prefetch is not None:
+            options += f" prefetch={int(prefetch)}"
+        self.clone().run_passes(
+            "muon-assign-owners,muon-timeline{" + options + "}")
 
     @property
     def steps(self) -> List["Step"]:

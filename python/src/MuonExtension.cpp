@@ -230,9 +230,11 @@ bool lower(Module &m, const std::string &target, bool assignOwners) {
   return ok;
 }
 
-nb::object report(Module &m) {
+nb::object report(Module &m, bool json) {
   std::string text;
-  if (mlirLogicalResultIsFailure(muonStepReport(m.op(), appendTo, &text)))
+  if (mlirLogicalResultIsFailure(
+          (json ? muonStepReportJSON : muonStepReport)(m.op(), appendTo,
+                                                       &text)))
     return nb::none();
   return nb::str(text.c_str(), text.size());
 }
@@ -424,7 +426,7 @@ NB_MODULE(_muon, m) {
       .def("verify", &verify)
       .def("run_pipeline", &runPipeline)
       .def("lower", &lower)
-      .def("report", &report)
+      .def("report", &report, nb::arg("json") = false)
       .def("num_steps", &numSteps)
       .def_prop_ro("context",
                    [](const Module &mod) { return mod.context; });

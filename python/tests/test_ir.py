@@ -139,3 +139,39 @@ def test_muon_opt_reads_what_python_prints(tmp_path):
     out = subprocess.run([muon_opt(), str(path)], check=True,
                          capture_output=True, text=True).stdout
     assert str(muon.parse(out)) == str(m)
+
+
+def test_report_as_objects_and_frames():
+    m = muon.parse(STEP)
+    (r,) = m.report()
+    assert (r.mesh, r.num_ranks, r.axes, r.strategy) == ("m", 2, ("dp",),
+                                                        "round_robin")
+    (p,) = r.params
+    # 8x4 over dp = 2, owner 0: NS = 5 * (4*4*4*8 + 2*4^3) FLOPs; rank 1
+    # sends its 4x4 f32 half (64 B) to the owner and gets it back.
+    assert (p.name, p.shape, p.owner, p.ns_flops) == ("w", (8, 4), 0, 3200)
+    assert (p.gather_bytes, p.scatter_bytes, p.chain) == (64, 64, "dp(d0)")
+    assert [x.coords for x in r.ranks] == [{"dp": 0}, {"dp": 1}]
+    assert r.ranks[1].sent_bytes == 64 and r.ranks[1].params == 0
+    assert r.schedule["rounds"] == 1 and r.schedule["kind"] == "rounds"
+    # the owners the report assigned are in the module now
+    assert "owners = array<i64: 0>" in str(m)
+    pd = pytest.importorskip("pandas")
+    frame = r.ranks_frame()
+    assert list(frame["dp"]) == [0, 1] and list(frame["params"]) == [1, 0]
+    assert r.params_frame().loc[0, "chain"] == "dp(d0)"
+
+
+def test_timeline_writes_a_chrome_trace(tmp_path):
+    import json
+    m = muon.parse(STEP)
+    path = tmp_path / "t.json"
+    m.timeline(path)
+    events = json.loads(path.read_text())["traceEvents"]
+    names = [(e["pid"], e["name"]) for e in events if e["ph"] == "X"]
+    assert (0, "newton_schulz w") in names
+    assert (1, "gather dp dim 0 root 0 w") in names
+    assert not any(n.startswith("newton_schulz") for pid, n in names if pid)
+    assert "owners" not in str(m)
+    with pytest.raises(muon.MuonError, match="schedule"):
+        m.timeline(path, schedule="fastest")

@@ -31,6 +31,43 @@
 // CHECK-NEXT: rounds+prefetch1 6.0 1.000 2 512
 // CHECK-NEXT: rounds+prefetch2 6.0 1.000 2 512
 // CHECK-NEXT: lower bound 6.0 1.000
+
+// The same figures as JSON (format=json): one object per step.
+// RUN: muon-opt %s --muon-assign-owners --muon-report="format=json schedules=true" -o /dev/null | FileCheck %s --check-prefix=JSON
+// JSON:      "axes": [
+// JSON-NEXT:   "dp"
+// JSON:      "balance": 4,
+// JSON:      "lower_bound_us": 6.0{{[0-9]*}},
+// JSON:      "num_ranks": 4,
+// JSON:      "chain": "dp(d0)",
+// JSON-NEXT: "gather_bytes": 384,
+// JSON-NEXT: "index": 0,
+// JSON-NEXT: "name": "w",
+// JSON-NEXT: "ns_flops": 25600,
+// JSON-NEXT: "owner": 0,
+// JSON-NEXT: "owner_ranks": 1,
+// JSON-NEXT: "scatter_bytes": 384,
+// JSON:      "collectives": 2,
+// JSON-NEXT: "coords": {
+// JSON-NEXT:   "dp": 0
+// JSON:      "peak_bytes": 512,
+// JSON-NEXT: "rank": 0,
+// JSON-NEXT: "recv_bytes": 384,
+// JSON-NEXT: "sent_bytes": 384
+// JSON:      "schedule": {
+// JSON-NEXT:   "collectives_per_rank": 2,
+// JSON-NEXT:   "collectives_per_rank_unbatched": 2,
+// JSON-NEXT:   "est_step_us": 6.0{{[0-9]*}},
+// JSON-NEXT:   "kind": "rounds",
+// JSON-NEXT:   "prefetch": 1,
+// JSON-NEXT:   "rounds": 1
+// JSON:      "schedule_estimates": [
+// JSON:        "schedule": "naive",
+// JSON:        "schedule": "rounds+prefetch2",
+
+// RUN: not muon-opt %s --muon-assign-owners --muon-report="format=yaml" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: error: muon-report: unknown format 'yaml'; expected 'text' or 'json'
+
 dist.mesh @m [dp = 4]
 !t = !dist.tensor<16x8xf32, @m, [shard<0>]>
 func.func @small(%p: !t, %g: !t, %m: !t) {

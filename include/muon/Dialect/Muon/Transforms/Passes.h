@@ -18,12 +18,8 @@ namespace optim {
 #include "muon/Dialect/Muon/Transforms/Passes.h.inc"
 
 struct StepFacts;
-/// The tables muon-report prints for one step with owners (per parameter,
-/// per rank with the estimate of its schedule, balance, schedule), from the
-/// step's collective plans. With `schedules`, also the estimated step time
-/// of every schedule of the step's owners (naive, one at a time, rounds,
-/// rounds with prefetch 1 and 2) against the lower bound, on the default
-/// H100 cost model (plan::CostModel).
+/// The tables muon-report prints for one step with owners (StepReport.h has
+/// them as data and as JSON).
 void printStepReport(StepOp step, const StepFacts &facts,
                      llvm::raw_ostream &os, bool schedules = false);
 

@@ -110,7 +110,10 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
     Option<"schedules", "schedules", "bool", "false",
            "Also estimate every schedule of the step's owners (naive, one "
            "at a time, rounds, rounds + prefetch 1 and 2) against the lower "
-           "bound">
+           "bound">,
+    Option<"format", "format", "std::string", "\"text\"",
+           "'text' (tables) or 'json' (one object per step, the same "
+           "figures; docs/muon-dialect.md)">
   ];
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }

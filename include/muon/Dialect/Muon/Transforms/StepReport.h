@@ -1,0 +1,89 @@
+//===- StepReport.h - The tables of a muon.step as data ---------*- C++ -*-===//
+//
+// What muon-report shows, computed once (buildStepReport) and printed as
+// text or as JSON (the C API and the Python package read the JSON).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_DIALECT_MUON_TRANSFORMS_STEPREPORT_H
+#define MUON_DIALECT_MUON_TRANSFORMS_STEPREPORT_H
+
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Plan/Schedule.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace muon {
+namespace optim {
+
+struct StepFacts;
+
+/// One row of muon-report's parameter table.
+struct ParamRow {
+  int64_t index = 0;
+  std::string name; ///< "" when the parameter has none.
+  std::vector<int64_t> shape;
+  int64_t owner = 0;
+  int64_t ownerRanks = 1; ///< Ranks that orthogonalise a part (experts).
+  double nsFlops = 0, gatheredBytes = 0, scatteredBytes = 0;
+  std::string chain; ///< Gathers innermost first, then broadcasts.
+};
+
+/// One row of the rank table; times in seconds on the cost model.
+struct RankRow {
+  int64_t rank = 0;
+  std::vector<int64_t> coords;
+  int64_t params = 0;
+  double nsFlops = 0, sentBytes = 0, receivedBytes = 0;
+  double estimatedSeconds = 0, exposedSeconds = 0;
+  int64_t collectives = 0;
+  double peakBytes = 0;
+};
+
+/// The estimate of one schedule of the step's owners.
+struct ScheduleRow {
+  std::string name;
+  double stepSeconds = 0, timesBound = 0;
+  int64_t collectivesPerRank = 0;
+  double peakBytesPerRank = 0;
+};
+
+/// What muon-report shows for one step with owners, as data.
+struct StepReport {
+  std::string location, mesh, strategy;
+  int64_t numRanks = 0, nsSteps = 0;
+  std::vector<std::string> axisNames;
+  std::vector<ParamRow> params;
+  std::vector<RankRow> ranks;
+  double balance = 1; ///< max / mean NS load.
+  bool roundsSchedule = true;
+  int64_t rounds = 0, prefetch = 0;
+  int64_t collectivesPerRank = 0, unbatchedCollectivesPerRank = 0;
+  double estimatedStepSeconds = 0;
+  bool hasSchedules = false;
+  ::muon::plan::CostModel model;
+  std::vector<ScheduleRow> schedules;
+  double lowerBoundSeconds = 0;
+};
+
+/// The tables of one step with owners (per parameter, per rank with the
+/// estimate of its schedule, balance, schedule), from the step's collective
+/// plans. With `schedules`, also the estimated step time of every schedule
+/// of the step's owners (naive, one at a time, rounds, rounds unbatched,
+/// rounds with prefetch 1 and 2) against the lower bound, on the default
+/// H100 cost model (plan::CostModel).
+StepReport buildStepReport(StepOp step, const StepFacts &facts,
+                           bool schedules = false);
+
+/// muon-report's text, and the same report as JSON (docs/muon-dialect.md).
+void printStepReport(const StepReport &report, llvm::raw_ostream &os);
+llvm::json::Value stepReportJson(const StepReport &report);
+
+} // namespace optim
+} // namespace muon
+
+#endif // MUON_DIALECT_MUON_TRANSFORMS_STEPREPORT_H
