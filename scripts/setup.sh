@@ -39,3 +39,16 @@ if ((${#missing[@]})); then
 else
   echo "setup: all system packages present"
 fi
+
+# The Python package's build and tests (PyPI): nanobind builds the
+# extension; numpy, pytest, pandas and torch (the PyTorch frontend) run
+# its tests. `setup.sh sanitizer`
+# skips them (the sanitizer build leaves the Python package out).
+if [ "${1:-}" != sanitizer ]; then
+  PY_PACKAGES=(nanobind numpy pytest pandas torch)
+  if ! python3 -c "import nanobind, numpy, pytest, pandas, torch" 2>/dev/null; then
+    echo "setup: installing ${PY_PACKAGES[*]} from PyPI"
+    python3 -m pip install -q --disable-pip-version-check \
+      --root-user-action=ignore "${PY_PACKAGES[@]}"
+  fi
+fi

@@ -89,7 +89,12 @@ def _f64(v: float) -> str:
     v = float(v)
     if not math.isfinite(v):
         raise MuonError(f"hyper-parameter value {v} is not finite")
-    return repr(v)
+    # MLIR's float literals need a '.' before any exponent ("1.0e-07").
+    text = repr(v)
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
 
 
 def _flat(v) -> List[float]:

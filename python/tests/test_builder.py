@@ -41,6 +41,17 @@ def test_round_trip_through_muon_opt(tmp_path):
         assert attr in printed, attr
 
 
+def test_floats_in_every_notation():
+    b = StepBuilder({"dp": 1}, lr=2, eps=2e-7, weight_decay=1e-10,
+                    momentum=0.5, ns_coefficients=(3, -4.775, 1e20))
+    b.add("w", (4, 4))
+    text = str(b.build())
+    for attr in ["lr = 2.000000e+00", "eps = 2.000000e-07",
+                 "weight_decay = 1.000000e-10",
+                 "array<f64: 3.000000e+00, -4.775000e+00, 1.000000e+20>"]:
+        assert attr in text, attr
+
+
 def test_aliases_keep_big_steps_readable():
     b = llama_like(layers=50)
     text = b.text()
