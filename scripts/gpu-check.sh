@@ -69,7 +69,6 @@ elif [ -n "${MUON_GPU_BUNDLE:-}" ]; then
   bundle=$(mktemp -d)
   xz -dc "$MUON_GPU_BUNDLE" | tar -C "$bundle" -xf -
   export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export MUON_C_RUNNER_UTILS=$bundle/lib/libmuon_memref_copy.so
   muonrun=$bundle/bin/muon-run
 fi
 step_check() { # NAME ARGS...: one muon-run; its verdict and timing

@@ -32,9 +32,7 @@ g++ -O2 -s -o "$stage/bin/muon-run" tools/muon-run/CMakeFiles/muon-run.dir/*.o \
   lib/libmuon_runtime.so -lopenblas -lz -lzstd -ltinfo -lpthread -ldl \
   -Wl,--gc-sections -Wl,-rpath,'$ORIGIN/../lib'
 cp lib/libmuon_runtime.so lib/libmuon_runtime_cuda.so "$stage/lib/"
-# The one C runner utility compiled steps call (Debian's library of them
-# needs libMLIR and libLLVM): scripts/bundle/memref_copy.c.
-cc -O2 -shared -fPIC -o "$stage/lib/libmuon_memref_copy.so" "$root/scripts/bundle/memref_copy.c"
+# memrefCopy, the C runner utility compiled steps call, is in the runtime.
 for dep in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
   cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d {print $NF; exit}')" "$stage/lib/$dep"
 done

@@ -60,18 +60,40 @@ MLIR_CAPI_EXPORTED void muonExecutableDestroy(MuonExecutable e);
 MLIR_CAPI_EXPORTED const int64_t *muonExecutableRoleTable(MuonExecutable e,
                                                           intptr_t *size);
 
-/// Calls the entry: `numBuffers` contiguous row-major f32 buffers, the
-/// arguments then one out-buffer per result, buffer i with `ranks[i]` dims
-/// of sizes `shapes[i][0..ranks[i])`. The number of buffers must be the
-/// table's arguments plus results. The code checks each argument's shape
-/// against what the rank must hold before any collective; a mismatch, like
-/// every runtime error, prints `muon-rt: error: rank R: ...` and ends the
-/// job (MPI_Abort): check shapes before calling when the process must
-/// survive. Fails, calling `errorCallback`, only when the buffer count is
-/// wrong.
+/// One argument of the entry: a contiguous row-major f32 buffer with `rank`
+/// dims of sizes `shape[0..rank)` (a tensor, or a result's out-buffer), or
+/// when `isScalar` an f64 value (a hyper-parameter the step reads at run
+/// time: roles MUON_RT_ROLE_LR and MUON_RT_ROLE_WEIGHT_DECAY).
+typedef struct MuonArgument {
+  float *data;
+  intptr_t rank;
+  const int64_t *shape;
+  bool isScalar;
+  double scalar;
+} MuonArgument;
+
+static inline MuonArgument muonArgumentTensor(float *data, intptr_t rank,
+                                              const int64_t *shape) {
+  MuonArgument a = {data, rank, shape, false, 0.0};
+  return a;
+}
+
+static inline MuonArgument muonArgumentScalar(double value) {
+  MuonArgument a = {0, 0, 0, true, value};
+  return a;
+}
+
+/// Calls the entry with `numArguments` arguments: the entry's arguments in
+/// order, then one out-buffer per result; the count must be the role
+/// table's arguments plus results, and an argument must be a scalar
+/// exactly where the table has a scalar role. The code checks each tensor
+/// argument's shape against what the rank must hold before any collective;
+/// a mismatch, like every runtime error, prints `muon-rt: error: rank R:
+/// ...` and ends the job (MPI_Abort): check shapes before calling when the
+/// process must survive. Fails, calling `errorCallback`, when the count or
+/// a scalar's place is wrong (nothing runs then).
 MLIR_CAPI_EXPORTED MlirLogicalResult muonExecutableInvoke(
-    MuonExecutable e, intptr_t numBuffers, float *const *data,
-    const intptr_t *ranks, const int64_t *const *shapes,
+    MuonExecutable e, intptr_t numArguments, const MuonArgument *arguments,
     MlirStringCallback errorCallback, void *userData);
 
 #ifdef __cplusplus

@@ -110,25 +110,42 @@ const int64_t *muonExecutableRoleTable(MuonExecutable e, intptr_t *size) {
   return unwrapExe(e)->roles;
 }
 
-MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numBuffers,
-                                       float *const *data,
-                                       const intptr_t *ranks,
-                                       const int64_t *const *shapes,
+MlirLogicalResult muonExecutableInvoke(MuonExecutable e,
+                                       intptr_t numArguments,
+                                       const MuonArgument *arguments,
                                        MlirStringCallback errorCallback,
                                        void *userData) {
   Executable *exe = unwrapExe(e);
-  if (numBuffers != exe->numBuffers) {
+  if (numArguments != exe->numBuffers) {
     report(errorCallback, userData,
            "the entry takes " + std::to_string(exe->roles[1]) +
                " arguments and " + std::to_string(exe->roles[2]) +
                " results, " + std::to_string(exe->numBuffers) +
-               " buffers in all; got " + std::to_string(numBuffers));
+               " buffers in all; got " + std::to_string(numArguments));
     return mlirLogicalResultFailure();
   }
-  std::vector<BufferView> buffers(numBuffers);
-  for (intptr_t i = 0; i < numBuffers; ++i)
-    buffers[i] = {data[i],
-                  std::vector<int64_t>(shapes[i], shapes[i] + ranks[i])};
+  std::vector<BufferView> buffers(numArguments);
+  intptr_t at = 3;
+  for (intptr_t i = 0; i < numArguments; ++i) {
+    // The table's first role of this argument says whether it is a scalar.
+    int64_t k = exe->roles[at];
+    bool scalarRole = k > 0 && (exe->roles[at + 1] == MUON_RT_ROLE_LR ||
+                                exe->roles[at + 1] == MUON_RT_ROLE_WEIGHT_DECAY);
+    at += 1 + 3 * k;
+    const MuonArgument &a = arguments[i];
+    if (a.isScalar != scalarRole) {
+      report(errorCallback, userData,
+             "argument #" + std::to_string(i) + " is " +
+                 (scalarRole ? "an f64 hyper-parameter" : "a tensor") +
+                 " but was given " + (a.isScalar ? "a scalar" : "a tensor"));
+      return mlirLogicalResultFailure();
+    }
+    if (a.isScalar)
+      buffers[i].scalar = a.scalar;
+    else
+      buffers[i] = {a.data, std::vector<int64_t>(a.shape, a.shape + a.rank),
+                    std::nullopt};
+  }
   exe->entry->invoke(buffers);
   return mlirLogicalResultSuccess();
 }

@@ -31,11 +31,11 @@ std::vector<int64_t> descriptorOf(float *data,
 }
 } // namespace
 
-std::string muon::exec::cRunnerUtilsPath() {
-  // MUON_C_RUNNER_UTILS overrides the build machine's path (a relocated
-  // muon-run, see scripts/make-gpu-bundle.sh).
+std::vector<std::string> muon::exec::extraLibrariesFromEnvironment() {
   const char *utils = std::getenv("MUON_C_RUNNER_UTILS");
-  return utils && *utils ? utils : MUON_C_RUNNER_UTILS;
+  if (utils && *utils)
+    return {utils};
+  return {};
 }
 
 std::unique_ptr<CompiledEntry>
@@ -51,12 +51,14 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
       makeOptimizingTransformer(optLevel, 0, nullptr);
   ExecutionEngineOptions eo;
   eo.transformer = transformer;
-  std::string utils = cRunnerUtilsPath();
-  std::vector<StringRef> libs = {utils};
   // Libraries whose symbols the code calls but that this process may hold
-  // privately (a Python extension's dependencies, e.g. the runtime).
-  for (const std::string &lib : extraLibraries)
-    libs.push_back(lib);
+  // privately (a Python extension's dependencies, e.g. the runtime). They
+  // are loaded globally: never a library that drags libLLVM or libMLIR
+  // into the global scope (other LLVM users in the process would bind to
+  // them).
+  std::vector<std::string> all = extraLibrariesFromEnvironment();
+  all.insert(all.end(), extraLibraries.begin(), extraLibraries.end());
+  std::vector<StringRef> libs(all.begin(), all.end());
   eo.sharedLibPaths = libs;
   eo.enableObjectDump = !objectFile.empty();
   auto engine = ExecutionEngine::create(module, eo);
@@ -104,18 +106,19 @@ CompiledEntry::load(const std::string &objectFile, const std::string &entry,
     return fail("JIT", jit.takeError());
   char prefix = (*jit)->getDataLayout().getGlobalPrefix();
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
-  // The runtime (linked into this process) and memrefCopy.
+  // The runtime (linked into this process, memrefCopy included).
   auto process =
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
   if (!process)
     return fail("this process's symbols", process.takeError());
   main.addGenerator(std::move(*process));
-  std::string utilsPath = cRunnerUtilsPath();
-  auto utils =
-      llvm::orc::DynamicLibrarySearchGenerator::Load(utilsPath.c_str(), prefix);
-  if (!utils)
-    return fail(utilsPath, utils.takeError());
-  main.addGenerator(std::move(*utils));
+  for (const std::string &path : extraLibrariesFromEnvironment()) {
+    auto lib =
+        llvm::orc::DynamicLibrarySearchGenerator::Load(path.c_str(), prefix);
+    if (!lib)
+      return fail(path, lib.takeError());
+    main.addGenerator(std::move(*lib));
+  }
   auto buffer = llvm::MemoryBuffer::getFile(objectFile);
   if (!buffer)
     return fail("read", llvm::errorCodeToError(buffer.getError()));
@@ -135,10 +138,12 @@ std::string
 CompiledEntry::invoke(std::vector<std::vector<float>> &args,
                       const std::vector<std::vector<int64_t>> &argShapes,
                       std::vector<std::vector<float>> &results,
-                      const std::vector<std::vector<int64_t>> &resultShapes) {
+                      const std::vector<std::vector<int64_t>> &resultShapes,
+                      const std::vector<std::optional<double>> &argScalars) {
   std::vector<BufferView> buffers;
   for (size_t a = 0; a < args.size(); ++a)
-    buffers.push_back({args[a].data(), argShapes[a]});
+    buffers.push_back({args[a].data(), argShapes[a],
+                       a < argScalars.size() ? argScalars[a] : std::nullopt});
   for (size_t r = 0; r < results.size(); ++r)
     buffers.push_back({results[r].data(), resultShapes[r]});
   invoke(buffers);
@@ -146,15 +151,22 @@ CompiledEntry::invoke(std::vector<std::vector<float>> &args,
 }
 
 void CompiledEntry::invoke(const std::vector<BufferView> &buffers) {
-  std::vector<std::vector<int64_t>> descs;
-  for (const BufferView &b : buffers)
-    descs.push_back(descriptorOf(b.data, b.shape));
-  std::vector<void *> ptrs;
-  for (auto &d : descs)
-    ptrs.push_back(d.data());
+  // The packed wrapper takes one pointer per C-interface argument: to the
+  // value for a scalar, to the descriptor's address for a memref.
+  std::vector<std::vector<int64_t>> descs(buffers.size());
+  std::vector<double> scalars(buffers.size());
+  std::vector<void *> ptrs(buffers.size());
   std::vector<void *> argv;
-  for (void *&p : ptrs)
-    argv.push_back(&p);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].scalar) {
+      scalars[i] = *buffers[i].scalar;
+      argv.push_back(&scalars[i]);
+      continue;
+    }
+    descs[i] = descriptorOf(buffers[i].data, buffers[i].shape);
+    ptrs[i] = descs[i].data();
+    argv.push_back(&ptrs[i]);
+  }
   packed(argv.data());
 }
 

@@ -17,7 +17,10 @@ import numpy as np
 from . import _muon
 from ._ir import GRAD, MOMENTUM, PARAM, Module, MuonError, Step, parse
 
-_ROLE_NAMES = {PARAM: "param", GRAD: "grad", MOMENTUM: "momentum"}
+#: Roles of f64 arguments: hyper-parameters the step reads at run time.
+LR, WEIGHT_DECAY = 3, 4
+_ROLE_NAMES = {PARAM: "param", GRAD: "grad", MOMENTUM: "momentum",
+               LR: "lr", WEIGHT_DECAY: "weight_decay"}
 
 
 _started = False
@@ -93,7 +96,9 @@ class CompiledStep:
     order (lists, or dicts keyed by parameter name), the local shards this
     rank holds, and returns ``(new_params, new_momenta)`` as new arrays of
     the same kind (NumPy or torch). A gradient with partial placements is
-    this rank's term (see :meth:`Step.partial_term`)."""
+    this rank's term (see :meth:`Step.partial_term`). A step that reads lr
+    or weight_decay at run time (:attr:`runtime_hyper`) takes them as the
+    keyword arguments ``lr=`` / ``weight_decay=``."""
 
     def __init__(self, module: Module, entry: Optional[str] = None,
                  target: str = "cpu", opt_level: int = 2,
@@ -109,6 +114,10 @@ class CompiledStep:
             raise MuonError(f"could not compile @{self.entry}: {error}")
         self._exe = exe
         self._args, self._results = self._read_roles(exe.roles())
+        #: The hyper-parameters the step reads at run time ("lr",
+        #: "weight_decay"), which __call__ takes as keywords.
+        self.runtime_hyper = [_ROLE_NAMES[r] for r, _ in self._args
+                              if r in (LR, WEIGHT_DECAY)]
         self.rank = world_rank() if rank is None else rank
         n = self.step.num_ranks
         if not 0 <= self.rank < n:
@@ -190,12 +199,29 @@ class CompiledStep:
                             f"{n} parameters")
         return values
 
-    def __call__(self, params, grads, momenta):
+    def __call__(self, params, grads, momenta, *, lr=None,
+                 weight_decay=None):
         given = {PARAM: self._by_param(params, "params"),
                  GRAD: self._by_param(grads, "grads"),
                  MOMENTUM: self._by_param(momenta, "momenta")}
+        scalars = {LR: lr, WEIGHT_DECAY: weight_decay}
+        for role, value in scalars.items():
+            name = _ROLE_NAMES[role]
+            if value is not None and name not in self.runtime_hyper:
+                raise MuonError(f"{name}= is for a step that reads {name} at "
+                                "run time; this step has it as a constant")
+            if value is None and name in self.runtime_hyper:
+                raise MuonError(f"the step reads {name} at run time: pass "
+                                f"{name}=")
         buffers = []
         for role, param in self._args:
+            if role in scalars:
+                value = float(scalars[role])
+                if not (value >= 0 and value != float("inf")):
+                    raise MuonError(f"{_ROLE_NAMES[role]} must be a finite "
+                                    f"number >= 0, got {value}")
+                buffers.append(value)
+                continue
             name = self.param_names[param]
             what = f"{_ROLE_NAMES[role]} of '{name}'"
             buf = _as_buffer(given[role][param], what)
@@ -206,6 +232,7 @@ class CompiledStep:
                                 f"{want}")
             buffers.append(buf)
         use_torch = any(_is_torch(b) for b in buffers)
+        # (floats among the buffers are the scalars)
         outs = []
         for role, param in self._results:
             shape = self.local_shape(param, "param")

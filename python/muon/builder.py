@@ -119,11 +119,18 @@ class StepBuilder:
     iteration), eps, weight_decay, plus lr_adjust ("original" or
     "match_rms_adamw"), momentum_form ("lerp" or "sum"), ns_dtype ("f32" or
     "bf16"), strategy ("round_robin", "balanced", "explicit"), owners,
-    async_gpu_parallelism and prefetch_count."""
+    async_gpu_parallelism and prefetch_count.
+
+    ``runtime_hyper``: hyper-parameters the step reads when it runs instead
+    of constants, from among "lr" and "weight_decay" (a learning-rate
+    schedule without recompiling). Each becomes an f64 argument of the
+    entry, after the tensors (``%lr``, then ``%weight_decay``), and must not
+    be given as a constant too."""
 
     def __init__(self, mesh: Union[Mapping[str, int],
                                    Sequence[Tuple[str, int]]],
-                 *, entry: str = "step", mesh_name: str = "m", **hyper):
+                 *, entry: str = "step", mesh_name: str = "m",
+                 runtime_hyper: Sequence[str] = (), **hyper):
         self.axes: List[Tuple[str, int]] = [
             (str(a), int(s)) for a, s in
             (mesh.items() if isinstance(mesh, Mapping) else mesh)]
@@ -135,8 +142,19 @@ class StepBuilder:
         if unknown:
             raise MuonError(f"unknown hyper-parameters {sorted(unknown)}; "
                             f"known: {sorted(_HYPER)}")
-        if "lr" not in hyper:
-            raise MuonError("the step needs lr")
+        self.runtime_hyper = [h for h in ("lr", "weight_decay")
+                              if h in runtime_hyper]
+        bad = set(runtime_hyper) - {"lr", "weight_decay"}
+        if bad:
+            raise MuonError(f"runtime_hyper {sorted(bad)}: only lr and "
+                            "weight_decay can be read at run time")
+        both = set(runtime_hyper) & set(hyper)
+        if both:
+            raise MuonError(f"{sorted(both)} given as constants and in "
+                            "runtime_hyper; choose one")
+        if "lr" not in hyper and "lr" not in self.runtime_hyper:
+            raise MuonError("the step needs lr (a constant, or "
+                            "runtime_hyper=('lr',))")
         self.hyper = dict(hyper)
         self.params: List[dict] = []
         self.flat_groups: List[Tuple[str, str, List[int]]] = []
@@ -215,6 +233,7 @@ class StepBuilder:
         args = []
         for i in range(n):
             args += [f"%p{i}: {P[i]}", f"%g{i}: {G[i]}", f"%m{i}: {P[i]}"]
+        args += [f"%{h}: f64" for h in self.runtime_hyper]
         res = P + P
         attrs = [f"{_HYPER[k][0]} = {_HYPER[k][1](v)}"
                  for k, v in self.hyper.items()]
@@ -233,7 +252,8 @@ class StepBuilder:
         lines.append(f"  %r:{2 * n} = muon.step params({ops('p')} : "
                      f"{', '.join(P)})")
         lines.append(f"      grads({ops('g')} : {', '.join(G)})")
-        lines.append(f"      momenta({ops('m')} : {', '.join(P)})")
+        lines.append(f"      momenta({ops('m')} : {', '.join(P)})" +
+                     "".join(f" {h}(%{h})" for h in self.runtime_hyper))
         lines.append("      {" + ", ".join(attrs) + "}")
         lines.append("  return " + ", ".join(f"%r#{j}" for j in range(2 * n))
                      + " : " + ", ".join(res))

@@ -13,6 +13,8 @@ The optimizer reads the placements, builds one ``muon.step`` per parameter
 group, compiles it once (again only when the set of parameters with
 gradients or a hyper-parameter changes), and runs it on the local shards
 every ``step()``: every matrix is orthogonalised by exactly one owner rank.
+lr and weight_decay are read when the step runs, so learning-rate
+schedulers (which change ``param_groups[i]["lr"]``) need no recompilation.
 
 One process per rank (``mpirun``, with torch.distributed initialised on
 gloo from the same ranks: the runtime's MPI rank must equal torch's). The
@@ -226,8 +228,9 @@ class Muon(torch.optim.Optimizer):
     def _compile(self, gi: int, group: dict, with_grad: List[int]):
         mesh = self._mesh
         params = group["params"]
-        hyper = dict(lr=group["lr"], weight_decay=group["weight_decay"],
-                     momentum=group["momentum"], nesterov=group["nesterov"],
+        # lr and weight_decay are read at run time (schedulers change them
+        # every step); the rest is compiled in.
+        hyper = dict(momentum=group["momentum"], nesterov=group["nesterov"],
                      ns_steps=group["ns_steps"],
                      ns_coefficients=list(group["ns_coefficients"]),
                      eps=group["eps"],
@@ -245,7 +248,8 @@ class Muon(torch.optim.Optimizer):
                tuple(sorted((k, str(v)) for k, v in hyper.items())))
         if key in self._compiled:
             return self._compiled[key]
-        b = StepBuilder(mesh.axes, entry=f"muon_group{gi}", **hyper)
+        b = StepBuilder(mesh.axes, entry=f"muon_group{gi}",
+                        runtime_hyper=("lr", "weight_decay"), **hyper)
         for i, (shape, pl, gl, order) in zip(with_grad, layouts):
             b.add(f"group{gi}.param{i}", shape, list(pl),
                   grad_placements=list(gl), order=dict(order) or None)
@@ -282,7 +286,8 @@ class Muon(torch.optim.Optimizer):
             G = [_local(params[i].grad).detach() for i in order]
             M = [_local(self.state[params[i]]["momentum_buffer"])
                  for i in order]
-            newP, newM = compiled(P, G, M)
+            newP, newM = compiled(P, G, M, lr=float(group["lr"]),
+                                  weight_decay=float(group["weight_decay"]))
             for k, i in enumerate(order):
                 P[k].copy_(newP[k])
                 M[k].copy_(newM[k])

@@ -349,29 +349,32 @@ public:
     return std::vector<int64_t>(t, t + size);
   }
 
-  /// Calls the entry on the buffers (arguments then results), without the
-  /// GIL: other Python threads run during the step.
-  std::string invoke(std::vector<F32Array> buffers) {
-    std::vector<float *> data;
-    std::vector<intptr_t> ranks;
-    std::vector<std::vector<int64_t>> shapes;
-    for (F32Array &b : buffers) {
-      data.push_back(b.data());
-      ranks.push_back(static_cast<intptr_t>(b.ndim()));
-      std::vector<int64_t> shape;
-      for (size_t d = 0; d < b.ndim(); ++d)
-        shape.push_back(static_cast<int64_t>(b.shape(d)));
-      shapes.push_back(std::move(shape));
+  /// Calls the entry on its arguments then the results' out-buffers:
+  /// arrays (f32, C-contiguous, CPU) or Python floats (f64 hyper-parameters),
+  /// without copying the arrays and without the GIL, so that other Python
+  /// threads run during the step.
+  std::string invoke(std::vector<nb::object> items) {
+    std::vector<F32Array> arrays(items.size());
+    std::vector<std::vector<int64_t>> shapes(items.size());
+    std::vector<MuonArgument> args(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (nb::isinstance<nb::float_>(items[i]) ||
+          nb::isinstance<nb::int_>(items[i])) {
+        args[i] = muonArgumentScalar(nb::cast<double>(items[i]));
+        continue;
+      }
+      arrays[i] = nb::cast<F32Array>(items[i]);
+      for (size_t d = 0; d < arrays[i].ndim(); ++d)
+        shapes[i].push_back(static_cast<int64_t>(arrays[i].shape(d)));
+      args[i] = muonArgumentTensor(arrays[i].data(),
+                                   static_cast<intptr_t>(arrays[i].ndim()),
+                                   shapes[i].data());
     }
-    std::vector<const int64_t *> shapePtrs;
-    for (auto &s : shapes)
-      shapePtrs.push_back(s.data());
     std::string error;
     {
       nb::gil_scoped_release release;
-      muonExecutableInvoke(exe, static_cast<intptr_t>(data.size()),
-                           data.data(), ranks.data(), shapePtrs.data(),
-                           appendTo, &error);
+      muonExecutableInvoke(exe, static_cast<intptr_t>(args.size()),
+                           args.data(), appendTo, &error);
     }
     return error;
   }

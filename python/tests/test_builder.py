@@ -103,6 +103,20 @@ def test_storage_order_flat_groups_and_annotations():
     assert step.holds(5, 0) and not step.holds(5, 2)
 
 
+def test_runtime_hyper_parameters():
+    b = StepBuilder({"dp": 2}, runtime_hyper=("weight_decay", "lr"),
+                    momentum=0.9)
+    b.add("w", (4, 4), [Shard(0)])
+    text = b.text()
+    assert "%lr: f64, %weight_decay: f64) ->" in text
+    assert "lr(%lr) weight_decay(%weight_decay)" in text
+    assert "lr(%arg3) weight_decay(%arg4)" in str(b.build())
+    with pytest.raises(muon.MuonError, match="choose one"):
+        StepBuilder({"dp": 2}, lr=0.1, runtime_hyper=("lr",))
+    with pytest.raises(muon.MuonError, match="only lr and weight_decay"):
+        StepBuilder({"dp": 2}, lr=0.1, runtime_hyper=("momentum",))
+
+
 def test_refusals():
     with pytest.raises(muon.MuonError, match="needs lr"):
         StepBuilder({"dp": 2})

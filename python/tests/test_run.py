@@ -100,3 +100,37 @@ def test_compile_refusals():
         muon.compile(text, rank=3)
     with pytest.raises(muon.MuonError, match=r"optimisation level 7"):
         muon.compile(text, opt_level=7)
+
+
+def test_hyper_parameters_read_at_run_time():
+    # A learning-rate schedule and a weight-decay change, one compiled step.
+    b = StepBuilder({"dp": 1}, runtime_hyper=("lr", "weight_decay"))
+    for name, shape in SHAPES.items():
+        b.add(name, shape, [Shard(0)])
+    step = muon.compile(b.build())
+    assert step.runtime_hyper == ["lr", "weight_decay"]
+    rng = np.random.default_rng(4)
+    P = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    M = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    refP = [p.astype(np.float64) for p in P]
+    refM = [m.astype(np.float64) for m in M]
+    for t, (lr, wd) in enumerate([(0.1, 0.0), (0.05, 0.1), (0.0, 0.5),
+                                  (0.02, 0.01)]):
+        G = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+        P, M = step(P, G, M, lr=lr, weight_decay=wd)
+        for i in range(len(G)):
+            refP[i], refM[i] = muon_step(refP[i], G[i], refM[i], lr=lr,
+                                         weight_decay=wd)
+    for i, name in enumerate(SHAPES):
+        np.testing.assert_allclose(P[i], refP[i], rtol=1e-5, atol=1e-5,
+                                   err_msg=name)
+    z = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    with pytest.raises(muon.MuonError, match="pass lr="):
+        step(z, z, z, weight_decay=0.1)
+    with pytest.raises(muon.MuonError, match="lr must be a finite number"):
+        step(z, z, z, lr=-1.0, weight_decay=0.1)
+    with pytest.raises(muon.MuonError, match="weight_decay must be a finite"):
+        step(z, z, z, lr=0.1, weight_decay=float("nan"))
+    constant = muon.compile(one_rank_step().build())
+    with pytest.raises(muon.MuonError, match="this step has it as a constant"):
+        constant(z, z, z, lr=0.1)

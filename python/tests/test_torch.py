@@ -114,6 +114,22 @@ def test_plain_tensors_in_one_process_and_state_dict():
                                opt.state[w]["momentum_buffer"])
 
 
+def test_a_learning_rate_schedule_compiles_once():
+    torch.manual_seed(5)
+    w = torch.nn.Parameter(torch.randn(8, 6))
+    opt = Muon([w], lr=0.1, weight_decay=0.05)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 0.5 ** t)
+    rp, rm = w.detach().double().numpy(), np.zeros((8, 6))
+    for t in range(4):
+        w.grad = torch.randn(8, 6)
+        rp, rm = muon_step(rp, w.grad.numpy(), rm, lr=0.1 * 0.5 ** t,
+                           weight_decay=0.05)
+        opt.step()
+        sched.step()
+    np.testing.assert_allclose(w.detach().numpy(), rp, rtol=1e-5, atol=1e-5)
+    assert len(opt._compiled) == 1
+
+
 def test_parameters_without_gradients_are_left_alone():
     w = torch.nn.Parameter(torch.ones(4, 4))
     v = torch.nn.Parameter(torch.ones(4, 4))

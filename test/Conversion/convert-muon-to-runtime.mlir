@@ -52,17 +52,36 @@ func.func @momentum_sum(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4
   return %nm, %u : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
-// P' = P (1 - lr wd) - lr (O scale): 1 - 0.1*0.5 = 0.95.
+// P' = P (1 - lr wd) - lr (O scale): 1 - 0.1*0.5 = 0.95, folded in f64 and
+// rounded to f32 once.
 // CHECK-LABEL: func.func @apply
+// CHECK-DAG: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK-DAG: %[[DEC:.*]] = arith.constant 0.949999988 : f32
 // CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
-// CHECK: %[[DEC:.*]] = arith.constant 0.949999988 : f32
 // CHECK: %[[PD:.*]] = arith.mulf %[[P]], %[[DEC]]
 // CHECK: %[[S:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK: %[[OS:.*]] = arith.mulf %[[O]], %[[S]]
-// CHECK: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK: %[[ST:.*]] = arith.mulf %[[LR]], %[[OS]]
 // CHECK: arith.subf %[[PD]], %[[ST]]
 func.func @apply(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.5 scale 2.0 : tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// lr and weight_decay read at run time: the same two f32 factors, computed
+// in f64 before the loop and rounded once (a constant joins as f64).
+// CHECK-LABEL: func.func @apply_runtime(
+// CHECK-SAME: %{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<?x4xf32>, %[[LR64:.*]]: f64)
+// CHECK-DAG: %[[WD:.*]] = arith.constant 5.000000e-01 : f64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[LW:.*]] = arith.mulf %[[LR64]], %[[WD]] : f64
+// CHECK: %[[DEC64:.*]] = arith.subf %[[ONE]], %[[LW]] : f64
+// CHECK: %[[LR:.*]] = arith.truncf %[[LR64]] : f64 to f32
+// CHECK: %[[DEC:.*]] = arith.truncf %[[DEC64]] : f64 to f32
+// CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.mulf %[[P]], %[[DEC]]
+// CHECK: arith.mulf %[[LR]], %{{.*}}
+func.func @apply_runtime(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>, %lr: f64) -> tensor<?x4xf32> {
+  %r = muon.apply_update %p, %o lr %lr weight_decay 0.5 scale 2.0 : tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }

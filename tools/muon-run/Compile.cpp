@@ -27,7 +27,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   module = parseSourceFile<ModuleOp>(o.input, sources, &context);
   if (!module)
     return failure();
-  FailureOr<StepSpec> spec = describeStep(*module, o.entry, o.target);
+  FailureOr<StepSpec> spec = describeStep(*module, o);
   if (failed(spec))
     return failure();
   PassManager pm(&context);

@@ -11,12 +11,17 @@ using namespace muon::run;
 
 void muon::run::injectShapeFault(const Fault &f, int64_t rank, int64_t t,
                                  std::vector<std::vector<int64_t>> &shapes) {
-  if (f.kind == Fault::ShardShape && f.rank == rank && f.step == t &&
-      !shapes.empty()) {
+  if (f.kind != Fault::ShardShape || f.rank != rank || f.step != t)
+    return;
+  // The first tensor argument (f64 scalars have no shape).
+  for (size_t a = 0; a < shapes.size(); ++a) {
+    if (shapes[a].empty())
+      continue;
     std::fprintf(stderr, "muon-run: rank %lld: injecting a wrong shard shape "
-                         "for entry argument #0\n", (long long)rank);
-    shapes[0][0] += 1; // The buffer is never read past its end: the
+                         "for entry argument #%zu\n", (long long)rank, a);
+    shapes[a][0] += 1; // The buffer is never read past its end: the
                        // entry check stops the job first.
+    return;
   }
 }
 

@@ -11,8 +11,9 @@ JobState::JobState(const Options &o, const StepSpec &spec, int64_t rank)
     : o(o), spec(spec), rank(rank) {
   // What this rank holds of every argument and result: fixed for the job.
   for (const TensorSpec &ts : spec.args)
-    argShards.push_back(
-        shardOf(spec.params[ts.param].shape, ts.layout, spec.mesh, rank));
+    argShards.push_back(ts.isScalar() ? Shard{}
+                                      : shardOf(spec.params[ts.param].shape,
+                                                ts.layout, spec.mesh, rank));
   for (const TensorSpec &ts : spec.results)
     resultShards.push_back(
         shardOf(spec.params[ts.param].shape, ts.layout, spec.mesh, rank));
@@ -37,6 +38,8 @@ void JobState::arguments(int64_t t, Tensors &args, Shapes &shapes,
   fullGradients.assign(spec.params.size(), {});
   for (size_t a = 0; a < spec.args.size(); ++a) {
     const TensorSpec &ts = spec.args[a];
+    if (ts.isScalar())
+      continue; // passed by value: JobState::scalarArguments
     const ParamSpec &p = spec.params[ts.param];
     const Shard &s = argShards[a];
     shapes[a] = s.local.shape;
@@ -98,4 +101,14 @@ std::vector<float> JobState::fullGradient(const TensorSpec &ts,
     for (float &v : g)
       v *= scale;
   return g;
+}
+
+std::vector<std::optional<double>> JobState::scalarArguments() const {
+  std::vector<std::optional<double>> values(spec.args.size());
+  for (size_t a = 0; a < spec.args.size(); ++a)
+    if (spec.args[a].role == Role::Lr)
+      values[a] = spec.hyper.lr;
+    else if (spec.args[a].role == Role::WeightDecay)
+      values[a] = spec.hyper.weightDecay;
+  return values;
 }

@@ -15,6 +15,7 @@
 #include "Options.h"
 #include "StepSpec.h"
 
+#include <optional>
 #include <vector>
 
 namespace muon {
@@ -35,6 +36,9 @@ public:
 
   /// Out-buffers of the right local shapes, in result order.
   void resultBuffers(Tensors &results, Shapes &shapes) const;
+  /// The f64 arguments (lr, weight_decay read at run time), by argument
+  /// index; unset for tensors.
+  std::vector<std::optional<double>> scalarArguments() const;
 
   /// Takes the entry's results as the new local parameters and momenta.
   void takeResults(const Tensors &results);

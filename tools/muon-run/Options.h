@@ -6,6 +6,7 @@
 #include "muon/Conversion/Passes.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace muon {
@@ -28,6 +29,8 @@ struct Options {
   int optLevel = 2;
   Target target = Target::Cpu;
   bool batchCollectives = true; // muon-expand-step{batch-collectives}
+  /// Values for a step that reads lr / weight_decay as operands.
+  std::optional<double> lr, weightDecay;
   Fault fault;
 };
 

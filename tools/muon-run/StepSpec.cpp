@@ -18,8 +18,9 @@ using namespace muon;
 using namespace muon::run;
 using ::muon::optim::StepOp;
 
-FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry,
-                                      Target target) {
+FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
+  StringRef entry = o.entry;
+  Target target = o.target;
   func::FuncOp fn;
   StepOp step;
   for (auto f : module.getOps<func::FuncOp>()) {
@@ -75,9 +76,9 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry,
     if (!llvm::is_contained(step->getOperands(), Value(arg)))
       return fn.emitError("argument #")
              << arg.getArgNumber()
-             << " is not a params/grads/momenta operand of the muon.step; "
-                "muon-run generates every argument, so the entry may take "
-                "only those";
+             << " is not a params/grads/momenta (or lr/weight_decay) operand "
+                "of the muon.step; muon-run generates every argument, so the "
+                "entry may take only those";
   for (int64_t i = 0; i < n; ++i)
     for (Value v : {step.getParams()[i], step.getGrads()[i],
                     step.getMomenta()[i]})
@@ -108,10 +109,48 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, StringRef entry,
              << ") is not returned";
 
   Hyper &h = spec.hyper;
-  h.lr = step.getLr().convertToDouble();
+  // lr and weight_decay: the step's constants, or for a step that reads
+  // them as operands (entry arguments) the values given on the command line.
+  auto hyper = [&](const char *name, const char *flag, Value operand,
+                   std::optional<double> constant,
+                   std::optional<double> given) -> FailureOr<double> {
+    if (operand) {
+      if (!isa<BlockArgument>(operand) ||
+          cast<BlockArgument>(operand).getOwner()->getParentOp() != fn)
+        return step.emitError("muon-run feeds ")
+               << name << " as an entry argument; this step's " << name
+               << " operand is computed inside the function";
+      if (!given)
+        return step.emitError("the step reads ")
+               << name << " from argument #"
+               << cast<BlockArgument>(operand).getArgNumber()
+               << "; give its value with " << flag;
+      return *given;
+    }
+    if (given)
+      return step.emitError(flag)
+             << " is for a step that reads " << name
+             << " as an operand; this step has the constant " << name
+             << " = " << constant.value_or(0.0);
+    return constant.value_or(0.0);
+  };
+  std::optional<double> lrConst, wdConst;
+  if (std::optional<APFloat> v = step.getLr())
+    lrConst = v->convertToDouble();
+  if (std::optional<APFloat> v = step.getWeightDecay())
+    wdConst = v->convertToDouble();
+  FailureOr<double> lr = hyper("lr", "--lr", step.getLrValue(), lrConst, o.lr);
+  if (failed(lr))
+    return failure();
+  FailureOr<double> wd = hyper("weight_decay", "--weight-decay",
+                               step.getWeightDecayValue(), wdConst,
+                               o.weightDecay);
+  if (failed(wd))
+    return failure();
+  h.lr = *lr;
   h.momentum = step.getMomentum().convertToDouble();
   h.eps = step.getEps().convertToDouble();
-  h.weightDecay = step.getWeightDecay().convertToDouble();
+  h.weightDecay = *wd;
   h.nesterov = step.getNesterov();
   h.sumForm = step.getMomentumForm() == optim::MomentumForm::Sum;
   h.matchRmsAdamW = step.getLrAdjust() == optim::LrAdjust::MatchRmsAdamW;
@@ -154,7 +193,15 @@ public:
   }
 
 private:
+  static bool isScalarRole(int64_t role) {
+    return role == MUON_RT_ROLE_LR || role == MUON_RT_ROLE_WEIGHT_DECAY;
+  }
+
   std::string describe(int64_t role, int64_t param) const {
+    if (role == MUON_RT_ROLE_LR)
+      return "lr";
+    if (role == MUON_RT_ROLE_WEIGHT_DECAY)
+      return "weight_decay";
     const char *what = role == MUON_RT_ROLE_PARAM  ? "param"
                        : role == MUON_RT_ROLE_GRAD ? "grad"
                                                    : "momentum";
@@ -171,9 +218,11 @@ private:
     auto triple = [&](int64_t j) { return table.slice(pos + 3 * j, 3); };
     for (int64_t j = 0; j < k; ++j) {
       ArrayRef<int64_t> t = triple(j);
-      if (t[1] != 0 || t[2] < 0 ||
-          t[2] >= static_cast<int64_t>(spec.params.size()) ||
-          t[0] < MUON_RT_ROLE_PARAM || t[0] > MUON_RT_ROLE_MOMENTUM)
+      bool tensor = t[0] >= MUON_RT_ROLE_PARAM &&
+                    t[0] <= MUON_RT_ROLE_MOMENTUM && t[2] >= 0 &&
+                    t[2] < static_cast<int64_t>(spec.params.size());
+      bool scalar = isScalarRole(t[0]) && t[2] == -1;
+      if (t[1] != 0 || !(tensor || scalar))
         return at->emitError() << what << " #" << index
                                << " has a malformed role in the table of @"
                                << spec.entry;
@@ -191,11 +240,11 @@ private:
     TensorSpec t;
     int64_t role = triple(0)[0];
     t.param = triple(0)[2];
-    t.role = role == MUON_RT_ROLE_PARAM  ? Role::Param
-             : role == MUON_RT_ROLE_GRAD ? Role::Grad
-                                         : Role::Momentum;
-    const ParamSpec &p = spec.params[t.param];
-    t.layout = t.role == Role::Grad ? p.gradLayout : p.layout;
+    t.role = static_cast<Role>(role);
+    if (!t.isScalar()) {
+      const ParamSpec &p = spec.params[t.param];
+      t.layout = t.role == Role::Grad ? p.gradLayout : p.layout;
+    }
     out.push_back(t);
     pos += 3 * k;
     return success();

@@ -10,6 +10,7 @@
 #ifndef MUON_TOOLS_MUONRUN_STEPSPEC_H
 #define MUON_TOOLS_MUONRUN_STEPSPEC_H
 
+#include "Options.h"
 #include "Reference.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Layout/Layout.h"
@@ -28,14 +29,19 @@ namespace run {
 enum class Role {
   Param = MUON_RT_ROLE_PARAM,
   Grad = MUON_RT_ROLE_GRAD,
-  Momentum = MUON_RT_ROLE_MOMENTUM
+  Momentum = MUON_RT_ROLE_MOMENTUM,
+  Lr = MUON_RT_ROLE_LR,
+  WeightDecay = MUON_RT_ROLE_WEIGHT_DECAY
 };
 
-/// One entry-point argument or result.
+/// One entry-point argument or result: a tensor of a parameter, or (Lr,
+/// WeightDecay) an f64 hyper-parameter (param -1, no layout).
 struct TensorSpec {
   Role role = Role::Param;
   int64_t param = 0;
   layout::Layout layout;
+
+  bool isScalar() const { return role == Role::Lr || role == Role::WeightDecay; }
 };
 
 struct ParamSpec {
@@ -59,8 +65,11 @@ struct StepSpec {
 /// parameters. Errors are emitted as diagnostics on the offending op.
 /// `args` and `results` stay empty: readRoles fills them. The target decides
 /// which Newton-Schulz precisions run (cpu: f32; cuda: f32 and bf16).
+/// A step that reads lr or weight_decay as an operand takes its value from
+/// `o.lr` / `o.weightDecay` (--lr, --weight-decay), which must then be set,
+/// and only then.
 mlir::FailureOr<StepSpec> describeStep(mlir::ModuleOp module,
-                                       llvm::StringRef entry, Target target);
+                                       const Options &o);
 
 /// Fills spec.args / spec.results from the role table the compiler
 /// publishes for the entry (__muon_roles_<entry>, muon_runtime.h), read off

@@ -71,7 +71,8 @@ public:
 
     auto start = Clock::now();
     double traceStart = muon_rt_trace_now();
-    std::string error = entry.invoke(args, argShapes, results, resultShapes);
+    std::string error = entry.invoke(args, argShapes, results, resultShapes,
+                                     state.scalarArguments());
     timing.stepSeconds += secondsSince(start);
     std::string stepName = "step " + std::to_string(t);
     muon_rt_trace_mark(0, stepName.c_str(), traceStart, muon_rt_trace_now());

@@ -84,6 +84,16 @@ cl::opt<bool> batchCollectives(
              "into one all-to-all each (default true; false keeps one rooted "
              "call per gather and scatter, to compare)"),
     cl::init(true), cl::cat(category));
+cl::opt<double> lrOpt(
+    "lr",
+    cl::desc("The learning rate of a step that reads lr as an operand "
+             "(lr(%v) on muon.step: an f64 entry argument)"),
+    cl::init(0), cl::cat(category));
+cl::opt<double> weightDecayOpt(
+    "weight-decay",
+    cl::desc("The weight decay of a step that reads weight_decay as an "
+             "operand"),
+    cl::init(0), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
 cl::opt<double> timeout("timeout",
@@ -164,6 +174,12 @@ std::string validateOptions() {
     return "--atol must be a finite number >= 0, got " + number(atolOpt);
   if (optLevel < 0 || optLevel > 3)
     return "-O must be 0, 1, 2 or 3, got " + std::to_string(optLevel);
+  if (lrOpt.getNumOccurrences() && (!std::isfinite(lrOpt) || lrOpt < 0))
+    return "--lr must be a finite number >= 0, got " + number(lrOpt);
+  if (weightDecayOpt.getNumOccurrences() &&
+      (!std::isfinite(weightDecayOpt) || weightDecayOpt < 0))
+    return "--weight-decay must be a finite number >= 0, got " +
+           number(weightDecayOpt);
   if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
     return "--timeout must be a positive, finite number of seconds, got " +
            number(timeout);
@@ -331,6 +347,10 @@ int main(int argc, char **argv) {
   o.optLevel = optLevel;
   o.target = target;
   o.batchCollectives = batchCollectives;
+  if (lrOpt.getNumOccurrences())
+    o.lr = lrOpt;
+  if (weightDecayOpt.getNumOccurrences())
+    o.weightDecay = weightDecayOpt;
   if (!parseFault(inject, o.fault))
     return usageError("bad --inject-fault '" + inject +
                       "' (expected kill@R:S, hang@R:S, shard-shape@R:S or "

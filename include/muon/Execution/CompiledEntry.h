@@ -17,16 +17,20 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace muon {
 namespace exec {
 
-/// A caller's row-major f32 buffer and its shape (one memref argument).
+/// One argument of the entry: a caller's row-major f32 buffer and its shape
+/// (a memref), or, when `scalar` is set, an f64 value (a hyper-parameter
+/// the step reads at run time).
 struct BufferView {
   float *data = nullptr;
   std::vector<int64_t> shape;
+  std::optional<double> scalar;
 };
 
 class CompiledEntry {
@@ -42,19 +46,21 @@ public:
          const std::vector<std::string> &extraLibraries = {});
 
   /// Loads an object file written by create() and looks the entry up. The
-  /// runtime's symbols come from this process; memrefCopy from MLIR's C
-  /// runner utilities. Returns null and sets `error` on failure.
+  /// runtime's symbols (memrefCopy included) come from this process.
+  /// Returns null and sets `error` on failure.
   static std::unique_ptr<CompiledEntry> load(const std::string &objectFile,
                                              const std::string &entry,
                                              std::string &error);
 
   /// Calls the entry: one contiguous row-major f32 buffer per argument,
-  /// then one per result (out-buffers of the caller's shape). Returns the
-  /// error text ("" on success).
+  /// then one per result (out-buffers of the caller's shape). Argument a is
+  /// the f64 `argScalars[a]` instead where that is set (`argScalars` empty:
+  /// no scalars). Returns the error text ("" on success).
   std::string invoke(std::vector<std::vector<float>> &args,
                      const std::vector<std::vector<int64_t>> &argShapes,
                      std::vector<std::vector<float>> &results,
-                     const std::vector<std::vector<int64_t>> &resultShapes);
+                     const std::vector<std::vector<int64_t>> &resultShapes,
+                     const std::vector<std::optional<double>> &argScalars = {});
 
   /// The same over the caller's buffers, arguments then results, without
   /// copying them.
@@ -74,10 +80,11 @@ private:
   void (*packed)(void **) = nullptr;
 };
 
-/// The path of MLIR's C runner utilities (memrefCopy) that compiled steps
-/// link against: the environment's MUON_C_RUNNER_UTILS, else the build
-/// machine's.
-std::string cRunnerUtilsPath();
+/// Libraries the compiled code may call besides the process's symbols: the
+/// environment's MUON_C_RUNNER_UTILS when set (a library of MLIR C runner
+/// utilities), else none. The runtime provides memrefCopy, the one utility
+/// compiled steps call.
+std::vector<std::string> extraLibrariesFromEnvironment();
 
 } // namespace exec
 } // namespace muon

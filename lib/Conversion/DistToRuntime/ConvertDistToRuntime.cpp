@@ -237,7 +237,10 @@ LogicalResult emitRoleTable(func::FuncOp f) {
             : role.getValue() == "param"    ? std::optional<int64_t>(MUON_RT_ROLE_PARAM)
             : role.getValue() == "grad"     ? std::optional<int64_t>(MUON_RT_ROLE_GRAD)
             : role.getValue() == "momentum" ? std::optional<int64_t>(MUON_RT_ROLE_MOMENTUM)
-                                            : std::nullopt;
+            : role.getValue() == "lr"       ? std::optional<int64_t>(MUON_RT_ROLE_LR)
+            : role.getValue() == "weight_decay"
+                ? std::optional<int64_t>(MUON_RT_ROLE_WEIGHT_DECAY)
+                : std::nullopt;
         if (!code || !step || !param)
           return f.emitOpError("has a malformed role ") << r;
         table.append({*code, step.getInt(), param.getInt()});

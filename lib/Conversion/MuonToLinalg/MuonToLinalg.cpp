@@ -107,16 +107,39 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
   LogicalResult
   matchAndRewrite(ApplyUpdateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    double lr = op.getLr().convertToDouble();
-    double decay = 1.0 - lr * op.getWeightDecay().convertToDouble();
+    Location loc = op.getLoc();
     double scale = op.getScale().convertToDouble();
+    // lr and 1 - lr*weight_decay are computed in f64 and rounded to f32
+    // once: folded here when both are constants, else by code that runs
+    // before the elementwise loop.
+    Value lr, decay;
+    if (op.getLrAttr() && op.getWeightDecayAttr()) {
+      double lrC = op.getLrAttr().getValueAsDouble();
+      lr = constF32(rewriter, loc, lrC);
+      decay = constF32(rewriter, loc,
+                       1.0 - lrC * op.getWeightDecayAttr().getValueAsDouble());
+    } else {
+      auto f64 = [&](Value v, FloatAttr a) {
+        return v ? v
+                 : arith::ConstantOp::create(rewriter, loc, a).getResult();
+      };
+      Value lr64 = f64(adaptor.getLrValue(), op.getLrAttr());
+      Value wd64 = f64(adaptor.getWeightDecayValue(), op.getWeightDecayAttr());
+      Value one = arith::ConstantOp::create(rewriter, loc,
+                                            rewriter.getF64FloatAttr(1.0));
+      Value decay64 = arith::SubFOp::create(
+          rewriter, loc, one, arith::MulFOp::create(rewriter, loc, lr64, wd64));
+      Type f32 = rewriter.getF32Type();
+      lr = arith::TruncFOp::create(rewriter, loc, f32, lr64);
+      decay = arith::TruncFOp::create(rewriter, loc, f32, decay64);
+    }
     SmallVector<Value> r = elementwise(
-        rewriter, op.getLoc(), {adaptor.getParam(), adaptor.getUpdate()}, 1,
+        rewriter, loc, {adaptor.getParam(), adaptor.getUpdate()}, 1,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           // P * (1 - lr*wd) - lr * (O * scale)
-          Value p = arith::MulFOp::create(nb, l, a[0], constF32(nb, l, decay));
+          Value p = arith::MulFOp::create(nb, l, a[0], decay);
           Value o = arith::MulFOp::create(nb, l, a[1], constF32(nb, l, scale));
-          Value step = arith::MulFOp::create(nb, l, constF32(nb, l, lr), o);
+          Value step = arith::MulFOp::create(nb, l, lr, o);
           return {arith::SubFOp::create(nb, l, p, step).getResult()};
         });
     rewriter.replaceOp(op, r);

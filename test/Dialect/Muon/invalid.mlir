@@ -480,3 +480,59 @@ func.func @huge_ns_steps(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, ns_steps = 4611686018427387904 : i64}
   return %r#0, %r#1 : !t, !t
 }
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{needs lr: an attribute (lr = 0.02 : f64) or an f64 operand lr(%v)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {weight_decay = 0.1 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t, %lr: f64) {
+  // expected-error @+1 {{takes lr as an attribute or as an operand lr(%v), not both}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) lr(%lr) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t, %lr: f64, %wd: f64) {
+  // expected-error @+1 {{takes weight_decay as an attribute or as an operand weight_decay(%v), not both}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) lr(%lr) weight_decay(%wd) {weight_decay = 0.0 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t, %lr: f32) {
+  // expected-error @+1 {{operand #3 must be 64-bit float}}
+  %r:2 = "muon.step"(%p, %g, %m, %lr) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}> : (!t, !t, !t, f32) -> (!t, !t)
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<4x4xf32>, %o: tensor<4x4xf32>, %lr: f64) {
+  // expected-error @+1 {{takes lr as a constant or as a value, exactly one}}
+  %r = "muon.apply_update"(%p, %o, %lr) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>, lr = 1.0 : f64, weight_decay = 0.0 : f64, scale = 1.0 : f64}> : (tensor<4x4xf32>, tensor<4x4xf32>, f64) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<4x4xf32>, %o: tensor<4x4xf32>) {
+  // expected-error @+1 {{takes weight_decay as a constant or as a value, exactly one}}
+  %r = "muon.apply_update"(%p, %o) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, lr = 1.0 : f64, scale = 1.0 : f64}> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return
+}

@@ -28,9 +28,21 @@ func.func @step(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, 
 // CHECK: muon.momentum_update %{{.*}}, %{{.*}} beta 9.000000e-01 sum nesterov : tensor<?x8xf32>
 // CHECK: muon.newton_schulz %{{.*}} steps 2 coeffs [3.000000e+00, -4.000000e+00, 2.000000e+00] eps {{.*}} in bf16 : tensor<2x16x8xf32>
 // CHECK: muon.apply_update %{{.*}}, %{{.*}} lr 2.000000e-02 weight_decay 0.000000e+00 scale 1.000000e+00 : tensor<?x8xf32>
-func.func @pieces(%m: tensor<?x8xf32>, %g: tensor<?x8xf32>, %x: tensor<2x16x8xf32>) {
+// CHECK: muon.apply_update %{{.*}}, %{{.*}} lr %[[LR:.*]] weight_decay 1.000000e-01 scale 1.000000e+00 : tensor<?x8xf32>
+// CHECK: muon.apply_update %{{.*}}, %{{.*}} lr 2.000000e-02 weight_decay %[[LR]] scale 1.000000e+00 : tensor<?x8xf32>
+func.func @pieces(%m: tensor<?x8xf32>, %g: tensor<?x8xf32>, %x: tensor<2x16x8xf32>, %lr: f64) {
   %m2, %u = muon.momentum_update %m, %g beta 0.9 sum nesterov : tensor<?x8xf32>
   %o = muon.newton_schulz %x steps 2 coeffs [3.0, -4.0, 2.0] eps 1.0e-7 in bf16 : tensor<2x16x8xf32>
   %p = muon.apply_update %m2, %u lr 0.02 weight_decay 0.0 scale 1.0 : tensor<?x8xf32>
+  %p2 = muon.apply_update %m2, %u lr %lr weight_decay 0.1 scale 1.0 : tensor<?x8xf32>
+  %p3 = muon.apply_update %m2, %u lr 0.02 weight_decay %lr scale 1.0 : tensor<?x8xf32>
+  return
+}
+
+// lr and weight_decay read at run time.
+// CHECK-LABEL: func.func @runtime_hyper
+// CHECK: muon.step params(%{{.*}}) grads(%{{.*}}) momenta(%{{.*}}) lr(%arg3) weight_decay(%arg4) {param_info
+func.func @runtime_hyper(%p: !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, %g: !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, %m: !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, %lr: f64, %wd: f64) {
+  %r:2 = muon.step params(%p : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) grads(%g : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) momenta(%m : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) lr(%lr) weight_decay(%wd) {param_info = [#muon.param<"w">]}
   return
 }

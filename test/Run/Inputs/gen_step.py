@@ -94,6 +94,10 @@ def main():
     ap.add_argument("--weight-decay", default="0.01")
     ap.add_argument("--prefetch", type=int, default=None,
                     help="prefetch_count (default: the attribute's default)")
+    ap.add_argument("--dynamic-hyper", action="store_true",
+                    help="lr and weight_decay as f64 entry arguments read "
+                         "by the step (lr(%%lr) weight_decay(%%wd)) instead "
+                         "of attributes")
     ap.add_argument("--sequential", action="store_true",
                     help="async_gpu_parallelism = false: one parameter at "
                          "a time instead of rounds")
@@ -121,8 +125,9 @@ def main():
         M.append((f"%m{i}", ty(shape, pl)))
     k = len(ps)
     res = [t for _, t in P] + [t for _, t in M]
-    attrs = ["lr = 0.02 : f64", f"weight_decay = {a.weight_decay} : f64",
-             f"nesterov = {a.nesterov}",
+    attrs = ([] if a.dynamic_hyper else
+             ["lr = 0.02 : f64", f"weight_decay = {a.weight_decay} : f64"])
+    attrs += [f"nesterov = {a.nesterov}",
              f"lr_adjust = #muon.lr_adjust<{a.lr_adjust}>",
              "strategy = #muon.strategy<balanced>"]
     if a.sum:
@@ -143,11 +148,14 @@ def main():
     for name, _, _, _, info in ps:
         infos.append(f'#muon.param<"{name}"' + (f", {info}" if info else "") + ">")
     attrs.append("param_info = [" + ", ".join(infos) + "]")
+    if a.dynamic_hyper:
+        args += ["%lr: f64", "%wd: f64"]
     out.append(f"func.func @step({', '.join(args)}) -> ({', '.join(res)}) {{")
     out.append(f"  %r:{2 * k} = muon.step params({', '.join(v for v, _ in P)} : "
                f"{', '.join(t for _, t in P)})")
     out.append(f"      grads({', '.join(v for v, _ in G)} : {', '.join(t for _, t in G)})")
-    out.append(f"      momenta({', '.join(v for v, _ in M)} : {', '.join(t for _, t in M)})")
+    out.append(f"      momenta({', '.join(v for v, _ in M)} : {', '.join(t for _, t in M)})"
+               + (" lr(%lr) weight_decay(%wd)" if a.dynamic_hyper else ""))
     out.append("      {" + ", ".join(attrs) + "}")
     out.append("  return " + ", ".join(f"%r#{j}" for j in range(2 * k)) +
                " : " + ", ".join(res))

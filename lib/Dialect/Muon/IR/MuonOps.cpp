@@ -17,6 +17,35 @@ namespace layout = ::muon::layout;
 namespace plan = ::muon::plan;
 using ::muon::dist::DistTensorType;
 
+/// `0.02` (an f64 attribute) or `%v` (an f64 value), for apply_update's lr
+/// and weight_decay.
+static ParseResult
+parseF64ValueOrAttr(OpAsmParser &parser,
+                    std::optional<OpAsmParser::UnresolvedOperand> &value,
+                    FloatAttr &attr) {
+  OpAsmParser::UnresolvedOperand operand;
+  OptionalParseResult isValue = parser.parseOptionalOperand(operand);
+  if (isValue.has_value()) {
+    if (failed(*isValue))
+      return failure();
+    value = operand;
+    return success();
+  }
+  double v = 0;
+  if (parser.parseFloat(v))
+    return failure();
+  attr = parser.getBuilder().getF64FloatAttr(v);
+  return success();
+}
+
+static void printF64ValueOrAttr(OpAsmPrinter &printer, Operation *,
+                                Value value, FloatAttr attr) {
+  if (value)
+    printer << value;
+  else
+    printer.printAttributeWithoutType(attr);
+}
+
 #define GET_OP_CLASSES
 #include "muon/Dialect/Muon/IR/MuonOps.cpp.inc"
 
@@ -179,14 +208,28 @@ LogicalResult StepOp::verify() {
   if (std::optional<ArrayRef<double>> coeffs = getNsCoeffs())
     if (failed(verifyFiniteCoeffs(*this, *coeffs)))
       return failure();
-  double lr = getLr().convertToDouble(), beta = getMomentum().convertToDouble();
-  if (!std::isfinite(lr))
-    return emitOpError("lr must be finite, got ") << lr;
-  if (!(lr >= 0))
-    return emitOpError("lr must be non-negative, got ") << lr;
+  if (getLrAttr() && getLrValue())
+    return emitOpError("takes lr as an attribute or as an operand lr(%v), "
+                       "not both");
+  if (!getLrAttr() && !getLrValue())
+    return emitOpError("needs lr: an attribute (lr = 0.02 : f64) or an f64 "
+                       "operand lr(%v)");
+  if (getWeightDecayAttr() && getWeightDecayValue())
+    return emitOpError("takes weight_decay as an attribute or as an operand "
+                       "weight_decay(%v), not both");
+  // Values given as operands are read when the step runs; the host checks
+  // them (the Python frontend as torch.optim.Muon does).
+  double beta = getMomentum().convertToDouble();
+  if (std::optional<APFloat> lrAttr = getLr()) {
+    double lr = lrAttr->convertToDouble();
+    if (!std::isfinite(lr))
+      return emitOpError("lr must be finite, got ") << lr;
+    if (!(lr >= 0))
+      return emitOpError("lr must be non-negative, got ") << lr;
+  }
   if (!(beta >= 0 && beta < 1))
     return emitOpError("momentum must be in [0, 1), got ") << beta;
-  double wd = getWeightDecay().convertToDouble();
+  double wd = getWeightDecayConstant();
   if (!std::isfinite(wd))
     return emitOpError("weight_decay must be finite, got ") << wd;
   if (!(wd >= 0))
@@ -229,7 +272,10 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t n = getNumParams();
   auto p0 = cast<DistTensorType>(getParams()[0].getType());
   FlatSymbolRefAttr meshName = p0.getMesh();
-  for (Value v : getOperands()) {
+  SmallVector<Value> tensors(getParams());
+  llvm::append_range(tensors, getGrads());
+  llvm::append_range(tensors, getMomenta());
+  for (Value v : tensors) {
     auto t = cast<DistTensorType>(v.getType());
     if (failed(dist::verifyDistTensorType(
             t, *this, [&] { return emitOpError(); }, &tables)))
@@ -350,4 +396,14 @@ LogicalResult NewtonSchulzOp::verify() {
   return verifyNsParams(*this, getSteps(), getCoeffs().size(),
                         /*allowOneTriple=*/true, getEps().convertToDouble(),
                         getComputeType());
+}
+
+LogicalResult ApplyUpdateOp::verify() {
+  if (static_cast<bool>(getLrValue()) == static_cast<bool>(getLrAttr()))
+    return emitOpError("takes lr as a constant or as a value, exactly one");
+  if (static_cast<bool>(getWeightDecayValue()) ==
+      static_cast<bool>(getWeightDecayAttr()))
+    return emitOpError(
+        "takes weight_decay as a constant or as a value, exactly one");
+  return success();
 }

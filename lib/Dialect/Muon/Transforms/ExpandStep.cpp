@@ -359,8 +359,13 @@ private:
         inGroup(s, {s.localT}, {s.pl}, [&] {
           Value o = castTo(s.x, s.localT);
           double scale = updateScale(step.getLrAdjust(), p.plan.m, p.plan.n);
+          // lr and weight_decay: the step's operands (read at run time)
+          // or its constants.
+          Value lr = step.getLrValue(), wd = step.getWeightDecayValue();
           return SmallVector<Value>{ApplyUpdateOp::create(
-              b, loc, s.pl, o, step.getLrAttr(), step.getWeightDecayAttr(),
+              b, loc, s.pl, o, lr, wd, lr ? FloatAttr() : step.getLrAttr(),
+              wd ? FloatAttr()
+                 : b.getF64FloatAttr(step.getWeightDecayConstant()),
               b.getF64FloatAttr(scale))};
         })[0];
     s.newP = dist::FromLocalOp::create(b, loc, p.type, newPLocal);

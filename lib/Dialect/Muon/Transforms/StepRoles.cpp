@@ -37,6 +37,15 @@ void muon::optim::recordRoles(StepOp step, int64_t stepIndex) {
   extend("muon_arg_roles", fn.getNumArguments(),
          [&](size_t a, SmallVector<Attribute> &roles) {
            Value arg = fn.getArgument(a);
+           // Hyper-parameters the step reads at run time: no parameter.
+           for (auto [what, v] :
+                {std::pair<StringRef, Value>{"lr", step.getLrValue()},
+                 {"weight_decay", step.getWeightDecayValue()}})
+             if (v && v == arg)
+               roles.push_back(b.getDictionaryAttr(
+                   {b.getNamedAttr("role", b.getStringAttr(what)),
+                    b.getNamedAttr("param", b.getI64IntegerAttr(-1)),
+                    b.getNamedAttr("step", b.getI64IntegerAttr(stepIndex))}));
            for (int64_t i = 0; i < n; ++i) {
              if (step.getParams()[i] == arg)
                roles.push_back(role("param", i));

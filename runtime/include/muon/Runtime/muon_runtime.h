@@ -56,22 +56,26 @@ typedef struct {
 enum { MUON_RT_SUM = 0, MUON_RT_AVG = 1, MUON_RT_MAX = 2, MUON_RT_MIN = 3 };
 
 /*--- Entry points -----------------------------------------------------------*/
-/* A lowered entry @F takes its arguments' local shards, then one out-buffer
- * per result (MLIR's C interface: _mlir_ciface_F). Which argument / result
- * is which parameter, gradient or momentum is published by the compiler in
- * a public constant table `__muon_roles_F` of int64 values:
+/* A lowered entry @F takes its arguments' local shards (and f64 scalars for
+ * hyper-parameters the step reads at run time), then one out-buffer per
+ * result (MLIR's C interface: _mlir_ciface_F). Which argument / result is
+ * which parameter, gradient, momentum or hyper-parameter is published by the
+ * compiler in a public constant table `__muon_roles_F` of int64 values:
  *   [MUON_RT_ROLES_VERSION, num_args, num_results,
  *    then per argument and then per result: k, (role, step, param) * k]
  * where role is a MUON_RT_ROLE_*, step the index of the muon.step in the
- * function (in program order) and param the parameter's index in that step;
- * k is 0 for a tensor no step uses and 2 or more when one value plays
- * several roles (a host that generates one tensor per role must refuse
- * that). */
-enum { MUON_RT_ROLES_VERSION = 1 };
+ * function (in program order) and param the parameter's index in that step
+ * (-1 for MUON_RT_ROLE_LR and MUON_RT_ROLE_WEIGHT_DECAY, f64 arguments that
+ * the step reads as lr / weight_decay); k is 0 for a tensor no step uses and
+ * 2 or more when one value plays several roles (a host that generates one
+ * tensor per role must refuse that). Version 2 added the scalar roles. */
+enum { MUON_RT_ROLES_VERSION = 2 };
 enum {
   MUON_RT_ROLE_PARAM = 0,
   MUON_RT_ROLE_GRAD = 1,
-  MUON_RT_ROLE_MOMENTUM = 2
+  MUON_RT_ROLE_MOMENTUM = 2,
+  MUON_RT_ROLE_LR = 3,
+  MUON_RT_ROLE_WEIGHT_DECAY = 4
 };
 
 /*--- Process and job --------------------------------------------------------*/

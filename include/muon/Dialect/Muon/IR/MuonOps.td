@@ -43,6 +43,12 @@ def Muon_StepOp : Muon_Op<"step", [
     P' <- P * (1 - lr * weight_decay) - lr * O
     ```
     M' is the new momentum; the Nesterov update reads M', not M.
+
+    `lr` and `weight_decay` are attributes (compile-time constants) or f64
+    operands, `lr(%lr)` / `weight_decay(%wd)` after `momenta(...)`, whose
+    value is read when the step runs (learning-rate schedules without
+    recompiling; an entry takes them as f64 arguments). A step has lr one
+    way or the other, never both.
     NS is `muon.newton_schulz` with `ns_steps`, `ns_coeffs` (one (a,b,c)
     triple, or one per iteration), `eps` and `ns_dtype` (f32 or bf16);
     m, n are the last two dims; leading dims are a batch (expert stacks).
@@ -60,13 +66,15 @@ def Muon_StepOp : Muon_Op<"step", [
     Variadic<Dist_TensorType>:$params,
     Variadic<Dist_TensorType>:$grads,
     Variadic<Dist_TensorType>:$momenta,
-    F64Attr:$lr,
+    Optional<F64>:$lr_value,
+    Optional<F64>:$weight_decay_value,
+    OptionalAttr<F64Attr>:$lr,
     DefaultValuedAttr<F64Attr, "0.95">:$momentum,
     DefaultValuedAttr<BoolAttr, "true">:$nesterov,
     DefaultValuedAttr<I64Attr, "5">:$ns_steps,
     OptionalAttr<DenseF64ArrayAttr>:$ns_coeffs,
     DefaultValuedAttr<F64Attr, "1.0e-7">:$eps,
-    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+    OptionalAttr<F64Attr>:$weight_decay,
     DefaultValuedAttr<Muon_LrAdjustAttr, "LrAdjust::Original">:$lr_adjust,
     DefaultValuedAttr<Muon_MomentumFormAttr,
                       "MomentumForm::Lerp">:$momentum_form,
@@ -83,11 +91,19 @@ def Muon_StepOp : Muon_Op<"step", [
   let assemblyFormat = [{
     `params` `(` $params `:` qualified(type($params)) `)`
     `grads` `(` $grads `:` qualified(type($grads)) `)`
-    `momenta` `(` $momenta `:` qualified(type($momenta)) `)` attr-dict
+    `momenta` `(` $momenta `:` qualified(type($momenta)) `)`
+    (`lr` `(` $lr_value^ `)`)?
+    (`weight_decay` `(` $weight_decay_value^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getNumParams() { return getParams().size(); }
+    /// The weight_decay attribute, 0 when absent (not meaningful when the
+    /// step reads weight_decay as an operand).
+    double getWeightDecayConstant() {
+      std::optional<::llvm::APFloat> wd = getWeightDecay();
+      return wd ? wd->convertToDouble() : 0.0;
+    }
     /// The (a, b, c) coefficients of NS iteration `i` (default: the
     /// Muon quintic (3.4445, -4.7750, 2.0315)).
     std::array<double, 3> getCoeffsOf(int64_t i);
@@ -159,22 +175,31 @@ def Muon_MomentumUpdateOp : Muon_Op<"momentum_update",
 }
 
 def Muon_ApplyUpdateOp : Muon_Op<"apply_update",
-    [Pure, AllTypesMatch<["param", "update", "result"]>]> {
+    [Pure, AttrSizedOperandSegments,
+     AllTypesMatch<["param", "update", "result"]>]> {
   let summary = "Apply an orthogonalised update to a parameter (shard)";
   let description = [{
     ```mlir
     %p2 = muon.apply_update %p, %o lr 0.02 weight_decay 0.01 scale 1.0
             : tensor<?x64xf32>
+    %p3 = muon.apply_update %p, %o lr %lr weight_decay 0.0 scale 1.0
+            : tensor<?x64xf32>
     ```
     Elementwise: `P' = P * (1 - lr*weight_decay) - lr * (O * scale)`.
+    `lr` and `weight_decay` are each a constant or an f64 value.
   }];
   let arguments = (ins AnyRankedTensor:$param, AnyRankedTensor:$update,
-                       F64Attr:$lr, F64Attr:$weight_decay, F64Attr:$scale);
+                       Optional<F64>:$lr_value,
+                       Optional<F64>:$weight_decay_value,
+                       OptionalAttr<F64Attr>:$lr,
+                       OptionalAttr<F64Attr>:$weight_decay, F64Attr:$scale);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $param `,` $update `lr` $lr `weight_decay` $weight_decay `scale` $scale
-    attr-dict `:` type($param)
+    $param `,` $update `lr` custom<F64ValueOrAttr>($lr_value, $lr)
+    `weight_decay` custom<F64ValueOrAttr>($weight_decay_value, $weight_decay)
+    `scale` $scale attr-dict `:` type($param)
   }];
+  let hasVerifier = 1;
 }
 
 #endif // MUON_DIALECT_MUON_IR_MUONOPS_TD

@@ -1,12 +1,12 @@
-/* memrefCopy for a relocated muon-run (scripts/make-gpu-bundle.sh).
- *
- * Compiled steps call one function of MLIR's C runner utilities, memrefCopy
- * (memref.copy between memrefs whose layout the lowering cannot prove
- * contiguous). Debian's libmlir_c_runner_utils.so depends on libMLIR and
- * libLLVM, which a GPU machine without LLVM does not have; the bundle carries
- * this file instead. Same ABI and semantics as MLIR's: copies an unranked
- * strided memref of `elem_size`-byte elements into another of the same
- * shape. */
+/* memrefCopy, the one function of MLIR's C runner utilities that compiled
+ * steps call (memref.copy between memrefs whose layout the lowering cannot
+ * prove contiguous), provided by the runtime so that a compiled step needs
+ * nothing but the runtime. Debian's libmlir_c_runner_utils.so depends on
+ * libMLIR and libLLVM: a GPU machine without LLVM does not have them, and a
+ * process that loaded them globally to run a step broke other LLVM users
+ * in it (triton, imported by torch). Same ABI and semantics as MLIR's:
+ * copies an unranked strided memref of `elem_size`-byte elements into
+ * another of the same shape. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
