@@ -1,7 +1,9 @@
-// RUN: muon-opt %s | FileCheck %s
-// RUN: muon-opt %s | muon-opt | FileCheck %s
-// RUN: muon-opt -mlir-print-op-generic %s | muon-opt | FileCheck %s
-// RUN: muon-opt -emit-bytecode %s | muon-opt | FileCheck %s
+// Printed with type aliases (the default) and read back; checked without
+// them (--mlir-print-local-scope spells every type out).
+// RUN: muon-opt %s --mlir-print-local-scope | FileCheck %s
+// RUN: muon-opt %s | muon-opt --mlir-print-local-scope | FileCheck %s
+// RUN: muon-opt -mlir-print-op-generic %s | muon-opt --mlir-print-local-scope | FileCheck %s
+// RUN: muon-opt -emit-bytecode %s | muon-opt --mlir-print-local-scope | FileCheck %s
 
 // Every op, attribute and type of the dist dialect, printed back as parsed.
 

@@ -1,5 +1,5 @@
-// RUN: muon-opt %s | muon-opt | FileCheck %s
-// RUN: muon-opt %s --mlir-print-op-generic | muon-opt | FileCheck %s
+// RUN: muon-opt %s | muon-opt --mlir-print-local-scope | FileCheck %s
+// RUN: muon-opt %s --mlir-print-op-generic | muon-opt --mlir-print-local-scope | FileCheck %s
 
 dist.mesh @m [ep = 2, dp = 2]
 !t = !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>

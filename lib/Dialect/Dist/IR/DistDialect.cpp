@@ -4,6 +4,7 @@
 #include "muon/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -13,7 +14,48 @@ using namespace muon::dist;
 #include "muon/Dialect/Dist/IR/DistEnums.cpp.inc"
 #include "muon/Dialect/Dist/IR/DistInterfaces.cpp.inc"
 
+namespace {
+/// Short names for distributed tensor types in printed IR: a step over
+/// hundreds of parameters prints each distinct type once, at the top
+/// (`!t4096x4096_s0s1 = !dist.tensor<4096x4096xf32, @m, [shard<0>,
+/// shard<1>]>`), and refers to it by name. The name gives the shape and one
+/// code per mesh axis (sD shard<D>, r replicate, p partial, d reduced);
+/// types that differ only in storage, order or element type get a numeric
+/// suffix from the printer.
+struct DistOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Type type, raw_ostream &os) const override {
+    auto t = dyn_cast<DistTensorType>(type);
+    if (!t)
+      return AliasResult::NoAlias;
+    os << "t";
+    for (auto [i, d] : llvm::enumerate(t.getShape()))
+      os << (i ? "x" : "") << d;
+    os << "_";
+    for (PlacementAttr p : t.getLayout().getPlacements()) {
+      switch (p.getKind()) {
+      case PlacementKind::Shard:
+        os << "s" << p.getDim();
+        break;
+      case PlacementKind::Replicate:
+        os << "r";
+        break;
+      case PlacementKind::Partial:
+        os << "p";
+        break;
+      case PlacementKind::Reduced:
+        os << "d";
+        break;
+      }
+    }
+    return AliasResult::OverridableAlias;
+  }
+};
+} // namespace
+
 void DistDialect::initialize() {
+  addInterfaces<DistOpAsmInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "muon/Dialect/Dist/IR/DistOps.cpp.inc"
