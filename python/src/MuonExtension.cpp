@@ -417,6 +417,10 @@ void promoteMpi() {
 NB_MODULE(_muon, m) {
   m.doc() = "Low-level bindings of muon's C API (use the `muon` package).";
   promoteMpi();
+  // Objects that user code keeps in globals (the default context, a
+  // compiled step) can outlive the interpreter's teardown of this module;
+  // nanobind would report them as leaks on every exit.
+  nb::set_leak_warnings(false);
 
   nb::class_<Context>(m, "Context")
       .def(nb::init<>())

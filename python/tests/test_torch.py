@@ -139,3 +139,18 @@ def test_parameters_without_gradients_are_left_alone():
     assert not torch.equal(w.detach(), torch.ones(4, 4))
     assert torch.equal(v.detach(), torch.ones(4, 4))
     assert torch.count_nonzero(opt.state[v]["momentum_buffer"]) == 0
+
+
+def test_the_fsdp_tp_example_trains(tmp_path):
+    # examples/torch_fsdp_tp.py as a user runs it: FSDP2 over TP, Muon for
+    # the matrices, AdamW for the rest, a cosine schedule, a checkpoint.
+    from conftest import ROOT
+    _port[0] += 1
+    os.environ["MASTER_PORT"] = str(_port[0])
+    run = mpirun(4, os.path.join(ROOT, "examples", "torch_fsdp_tp.py"),
+                 "--steps", "15", "--checkpoint", str(tmp_path / "ckpt"))
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    losses = [float(l.split("loss")[1].split()[0])
+              for l in run.stdout.splitlines() if l.startswith("step")]
+    assert len(losses) == 4 and losses[-1] < 0.8 * losses[0], run.stdout
+    assert (tmp_path / "ckpt").is_dir()
