@@ -33,7 +33,7 @@ from . import _run
 from ._ir import MuonError
 from .builder import StepBuilder
 
-__all__ = ["Muon"]
+__all__ = ["DistributedConfig", "Muon", "create_auto_config"]
 
 
 def _dtensor_types():
@@ -175,7 +175,11 @@ class Muon(torch.optim.Optimizer):
     "balanced" (default), "round_robin"), ``momentum_form`` ("lerp" as
     torch, or "sum"), ``ns_dtype`` ("f32"; "bf16" needs the cuda target).
     Newton-Schulz runs in fp32 by default, where torch.optim.Muon casts to
-    bf16: results then match an fp32 single-device step to 1e-5."""
+    bf16: results then match an fp32 single-device step to 1e-5.
+
+    ``distributed_config`` (from :func:`create_auto_config`) describes
+    plain-tensor parameters that hold local shards by the process groups
+    they are split over, for models that do not use DTensor."""
 
     def __init__(self, params, lr: float = 1e-3, weight_decay: float = 0.1,
                  momentum: float = 0.95, nesterov: bool = True,
@@ -185,7 +189,8 @@ class Muon(torch.optim.Optimizer):
                  adjust_lr_fn: Optional[str] = None, *,
                  async_gpu_parallelism: bool = True,
                  prefetch_count: int = 1, assignment: str = "balanced",
-                 momentum_form: str = "lerp", ns_dtype: str = "f32"):
+                 momentum_form: str = "lerp", ns_dtype: str = "f32",
+                 distributed_config: Optional["DistributedConfig"] = None):
         if isinstance(lr, torch.Tensor):
             lr = float(lr)
         if lr < 0:
@@ -203,6 +208,10 @@ class Muon(torch.optim.Optimizer):
                         ns_coefficients=tuple(ns_coefficients), eps=eps,
                         ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)
         super().__init__(params, defaults)
+        self._config = distributed_config
+        if distributed_config is not None:
+            async_gpu_parallelism = distributed_config.async_gpu_parallelism
+            prefetch_count = distributed_config.prefetch_count
         self.options = dict(async_gpu_parallelism=async_gpu_parallelism,
                             prefetch_count=prefetch_count,
                             strategy=assignment, momentum_form=momentum_form,
@@ -225,9 +234,19 @@ class Muon(torch.optim.Optimizer):
 
     # -- building -----------------------------------------------------------
 
+    def _describe(self, p: torch.Tensor, flat: int, what: str):
+        """(global shape, placements, gradient placements, order, expert)
+        of parameter `p` (index `flat` over all groups)."""
+        if self._config is not None:
+            return self._config._describe(p, flat, what)
+        pl, order = _layout(p, self._mesh, what)
+        gl, _ = _layout(p.grad, self._mesh, what + " (gradient)")
+        return tuple(p.shape), pl, gl, order, None
+
     def _compile(self, gi: int, group: dict, with_grad: List[int]):
         mesh = self._mesh
         params = group["params"]
+        first = sum(len(g["params"]) for g in self.param_groups[:gi])
         # lr and weight_decay are read at run time (schedulers change them
         # every step); the rest is compiled in.
         hyper = dict(momentum=group["momentum"], nesterov=group["nesterov"],
@@ -239,20 +258,20 @@ class Muon(torch.optim.Optimizer):
         layouts = []
         for i in with_grad:
             p = params[i]
-            what = f"parameter {i} of group {gi} {tuple(p.shape)}"
-            pl, order = _layout(p, mesh, what)
-            gl, gorder = _layout(p.grad, mesh, what + " (gradient)")
-            layouts.append((tuple(p.shape), tuple(pl), tuple(gl),
-                            tuple(sorted((order or {}).items()))))
+            what = f"parameter {first + i} (group {gi}) {tuple(p.shape)}"
+            shape, pl, gl, order, expert = self._describe(p, first + i, what)
+            layouts.append((tuple(shape), tuple(pl), tuple(gl),
+                            tuple(sorted((order or {}).items())), expert))
         key = (gi, tuple(with_grad), tuple(layouts),
                tuple(sorted((k, str(v)) for k, v in hyper.items())))
         if key in self._compiled:
             return self._compiled[key]
         b = StepBuilder(mesh.axes, entry=f"muon_group{gi}",
                         runtime_hyper=("lr", "weight_decay"), **hyper)
-        for i, (shape, pl, gl, order) in zip(with_grad, layouts):
+        for i, (shape, pl, gl, order, expert) in zip(with_grad, layouts):
             b.add(f"group{gi}.param{i}", shape, list(pl),
-                  grad_placements=list(gl), order=dict(order) or None)
+                  grad_placements=list(gl), order=dict(order) or None,
+                  expert=expert)
         compiled = _run.compile(b.build())
         import torch.distributed as dist
         if dist.is_available() and dist.is_initialized() and \
@@ -274,7 +293,9 @@ class Muon(torch.optim.Optimizer):
                 loss = closure()
         if self._mesh is None:
             everything = [p for g in self.param_groups for p in g["params"]]
-            self._mesh = _MeshInfo.of(everything)
+            self._mesh = (self._config._mesh(everything)
+                          if self._config is not None
+                          else _MeshInfo.of(everything))
         for gi, group in enumerate(self.param_groups):
             params = group["params"]
             with_grad = [i for i, p in enumerate(params)
@@ -292,3 +313,137 @@ class Muon(torch.optim.Optimizer):
                 P[k].copy_(newP[k])
                 M[k].copy_(newM[k])
         return loss
+
+
+class DistributedConfig:
+    """How plain-tensor parameters are split over process groups (the
+    process-group form, for models that do not use DTensor). Build it with
+    :func:`create_auto_config`."""
+
+    # Axis names in the order the groups nest by default, outer first.
+    _AXES = ("ddp", "cp", "fsdp", "tp")
+
+    def __init__(self, groups: Dict[str, object], tp_dim_per_param,
+                 async_gpu_parallelism: bool, prefetch_count: int):
+        self.groups = groups
+        self.tp_dim_per_param = tp_dim_per_param
+        self.async_gpu_parallelism = async_gpu_parallelism
+        self.prefetch_count = prefetch_count
+        self._axes: List[Tuple[str, int]] = []
+        self._shapes = None  # every rank's local shapes, by parameter
+
+    def _mesh(self, params: Sequence[torch.Tensor]) -> "_MeshInfo":
+        """The mesh the groups form: world ranks must be row-major over
+        the groups' coordinates in some order of the groups (tried in every
+        order); each rank's local shapes are gathered once to know the
+        global shapes."""
+        import itertools
+        import torch.distributed as dist
+        if not (dist.is_available() and dist.is_initialized()):
+            raise MuonError("create_auto_config needs torch.distributed "
+                            "initialised (the process groups' job)")
+        for p in params:
+            if _is_dtensor(p):
+                raise MuonError("distributed_config describes plain-tensor "
+                                "parameters; this one is a DTensor (drop "
+                                "distributed_config: DTensors carry their "
+                                "placements)")
+        world, rank = dist.get_world_size(), dist.get_rank()
+        names = [n for n in self._AXES if n in self.groups]
+        mine = [dist.get_group_rank(self.groups[n], rank) for n in names]
+        sizes = [dist.get_world_size(self.groups[n]) for n in names]
+        everyone: List[list] = [None] * world
+        dist.all_gather_object(everyone,
+                               (mine, [tuple(p.shape) for p in params]))
+        if math.prod(sizes) != world:
+            raise MuonError(
+                f"the process groups {dict(zip(names, sizes))} span "
+                f"{math.prod(sizes)} ranks, but the job has {world}: give "
+                "one group per parallelism so that their sizes multiply to "
+                "the world size")
+        for perm in itertools.permutations(range(len(names))):
+            ok = True
+            for r, (coords, _) in enumerate(everyone):
+                index = 0
+                for a in perm:
+                    index = index * sizes[a] + coords[a]
+                if index != r:
+                    ok = False
+                    break
+            if ok:
+                self._axes = [(names[a], sizes[a]) for a in perm]
+                self._shapes = [shapes for _, shapes in everyone]
+                self._coords = [dict(zip(names, c)) for c, _ in everyone]
+                return _MeshInfo(self._axes)
+        raise MuonError(
+            f"the process groups {names} do not form a mesh: world ranks are "
+            "not row-major over their ranks in any order of the groups")
+
+    def _tp_dim(self, flat: int) -> int:
+        if isinstance(self.tp_dim_per_param, int):
+            return self.tp_dim_per_param
+        return (self.tp_dim_per_param or {}).get(flat, 0)
+
+    def _describe(self, p: torch.Tensor, flat: int, what: str):
+        placements = {n: "replicate" for n, _ in self._axes}
+        split: Dict[int, List[str]] = {}
+        if "fsdp" in placements:
+            split.setdefault(0, []).append("fsdp")
+        if "tp" in placements:
+            d = self._tp_dim(flat)
+            if not 0 <= d < p.ndim:
+                raise MuonError(f"{what}: tp dim {d} is not a dim of the "
+                                f"parameter's {p.ndim}")
+            split.setdefault(d, []).append("tp")
+        for d, axes in split.items():
+            for a in axes:
+                placements[a] = f"shard<{d}>"
+        # The global extent of a split dim: the sum of the local extents of
+        # the ranks along its axes (the other coordinates at 0).
+        shape = list(p.shape)
+        for d, axes in split.items():
+            total = 0
+            for r, coords in enumerate(self._coords):
+                if all(coords[n] == 0 for n, _ in self._axes
+                       if n not in axes):
+                    total += self._shapes[r][flat][d]
+            shape[d] = total
+        pl = [placements[n] for n, _ in self._axes]
+        # FSDP is the outer split where both split one dim (the design's
+        # gather order: TP first, then FSDP).
+        order = {d: ("fsdp", "tp") for d, axes in split.items()
+                 if len(axes) == 2}
+        return tuple(shape), pl, pl, order or None, None
+
+
+def create_auto_config(fsdp_process_group=None, tp_process_group=None,
+                       ddp_process_group=None, ep_process_group=None,
+                       cp_process_group=None, tp_dim_per_param=None,
+                       expert_assignments=None,
+                       async_gpu_parallelism: bool = True,
+                       prefetch_count: int = 1) -> DistributedConfig:
+    """The process-group form: parameters are plain tensors holding this
+    rank's local shard, split by FSDP over ``fsdp_process_group`` (dim 0,
+    the outer split), by TP over ``tp_process_group`` (dim
+    ``tp_dim_per_param``: an int for all, or parameter index -> dim over
+    the optimizer's parameters in order, default 0), and replicated over
+    ``ddp_process_group`` and ``cp_process_group`` (their gradients already
+    reduced). Together the groups must form a mesh of the job's ranks.
+
+    Expert parallelism in this form (``ep_process_group``,
+    ``expert_assignments``) is refused: a compiled step needs every rank to
+    know every parameter; give experts as one stacked DTensor parameter
+    sharded on its expert dim instead."""
+    if ep_process_group is not None or expert_assignments:
+        raise MuonError(
+            "create_auto_config: expert parallelism over process groups is "
+            "not supported (each rank would build a step over different "
+            "parameters); stack the experts in one DTensor parameter "
+            "sharded on its leading dim")
+    groups = {name: g for name, g in (("ddp", ddp_process_group),
+                                      ("cp", cp_process_group),
+                                      ("fsdp", fsdp_process_group),
+                                      ("tp", tp_process_group))
+              if g is not None}
+    return DistributedConfig(groups, tp_dim_per_param,
+                             async_gpu_parallelism, prefetch_count)

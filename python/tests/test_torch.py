@@ -83,6 +83,24 @@ def test_torch_muon_is_the_same_step_up_to_bf16(runs):
     assert worst < 1e-3
 
 
+def test_process_group_form_with_plain_tensors(tmp_path):
+    # FSDP x TP by process groups (create_auto_config), column- and
+    # row-parallel and uneven shapes, against the float64 reference.
+    _port[0] += 1
+    os.environ["MASTER_PORT"] = str(_port[0])
+    run = mpirun(4, os.path.join(TESTS, "torch_groups.py"))
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    error = float(run.stdout.split("max error ")[1].split()[0])
+    assert error < 1e-5
+
+
+def test_process_group_form_refusals():
+    from muon.optim import create_auto_config
+    with pytest.raises(muon.MuonError, match="expert parallelism over "
+                                             "process groups"):
+        create_auto_config(expert_assignments={0: 1})
+
+
 def test_one_dimensional_parameters_are_refused():
     with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
         Muon([torch.nn.Parameter(torch.zeros(3))])
