@@ -123,6 +123,13 @@ class CompiledStep:
         if not 0 <= self.rank < n:
             raise MuonError(f"rank {self.rank} is not a rank of the step's "
                             f"mesh ({n} ranks)")
+        # What this rank passes and gets back: fixed for the step.
+        self._arg_shapes = [
+            None if role in (LR, WEIGHT_DECAY) else
+            self.local_shape(param, _ROLE_NAMES[role])
+            for role, param in self._args]
+        self._result_shapes = [self.local_shape(param, "param")
+                               for _, param in self._results]
 
     def _find_step(self, entry: Optional[str]) -> Step:
         steps = [s for s in self.module.steps
@@ -214,7 +221,7 @@ class CompiledStep:
                 raise MuonError(f"the step reads {name} at run time: pass "
                                 f"{name}=")
         buffers = []
-        for role, param in self._args:
+        for (role, param), want in zip(self._args, self._arg_shapes):
             if role in scalars:
                 value = float(scalars[role])
                 if not (value >= 0 and value != float("inf")):
@@ -225,7 +232,6 @@ class CompiledStep:
             name = self.param_names[param]
             what = f"{_ROLE_NAMES[role]} of '{name}'"
             buf = _as_buffer(given[role][param], what)
-            want = self.local_shape(param, _ROLE_NAMES[role])
             if _shape(buf) != want:
                 raise MuonError(f"{what} on rank {self.rank}: local shape "
                                 f"{_shape(buf)}, the layout gives this rank "
@@ -234,8 +240,7 @@ class CompiledStep:
         use_torch = any(_is_torch(b) for b in buffers)
         # (floats among the buffers are the scalars)
         outs = []
-        for role, param in self._results:
-            shape = self.local_shape(param, "param")
+        for shape in self._result_shapes:
             if use_torch:
                 import torch
                 outs.append(torch.empty(shape, dtype=torch.float32))
