@@ -62,6 +62,13 @@ def test_fsdp2_over_tp_with_experts_matches_the_reference(runs):
     assert largest(runs / "dist.npz", runs / "reference.npz") < 1e-5
 
 
+def test_hsdp_matches_the_reference(runs):
+    # FSDP2's HSDP on a 2x2 (rep x dp) mesh: every parameter
+    # [Replicate(), Shard(0)], expert stack included.
+    train(runs, "dist", "hsdp2x2", str(STEPS), str(runs / "hsdp.npz"))
+    assert largest(runs / "hsdp.npz", runs / "reference.npz") < 1e-5
+
+
 def test_checkpoint_resumes_on_another_mesh(runs):
     ckpt = runs / "ckpt"
     train(runs, "dist", "2x2", "5", str(runs / "d5.npz"), "--save-at", "5",

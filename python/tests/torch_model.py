@@ -55,6 +55,18 @@ def init_distributed():
     return rank, world
 
 
+def parallelise_hsdp(model, rep, dp):
+    """FSDP2's HSDP: replicas over `rep`, FSDP over `dp`; every rank is a
+    data-parallel rank. Returns (model, mesh, this rank's data index, the
+    data-parallel degree)."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+    mesh = init_device_mesh("cpu", (rep, dp), mesh_dim_names=("rep", "dp"))
+    fully_shard(model, mesh=mesh)
+    r, d = mesh.get_coordinate()
+    return model, mesh, r * dp + d, rep * dp
+
+
 def parallelise(model, mesh_shape):
     """FSDP2 over TP on (dp, tp) = mesh_shape, or FSDP2 alone when tp = 1.
     Returns (model, mesh, this rank's dp coordinate, dp size)."""

@@ -1,6 +1,6 @@
 """Trains torch_model.Model and saves its final parameters (npz, by name).
 
-  mpirun -np 4 python torch_train.py dist DPxTP STEPS OUT.npz
+  mpirun -np 4 python torch_train.py dist DPxTP STEPS OUT.npz  (or hsdpRxD)
         [--save-at K DIR]     checkpoint after step K (torch.distributed.checkpoint)
         [--resume K DIR]      load the step-K checkpoint, run steps K..STEPS-1
   python torch_train.py reference STEPS OUT.npz   single device, float64 Muon
@@ -34,9 +34,13 @@ def distributed(a):
                                                          set_state_dict)
     from muon.optim import Muon
     rank, world = tm.init_distributed()
-    dp, tp = (int(x) for x in a.mesh.split("x"))
-    assert dp * tp == world
-    model, mesh, coord, dp = tm.parallelise(tm.Model(), (dp, tp))
+    if a.mesh.startswith("hsdp"):  # hsdpRxD: HSDP, R replicas of D shards
+        rep, d = (int(x) for x in a.mesh[4:].split("x"))
+        model, mesh, coord, dp = tm.parallelise_hsdp(tm.Model(), rep, d)
+    else:
+        dp, tp = (int(x) for x in a.mesh.split("x"))
+        assert dp * tp == world
+        model, mesh, coord, dp = tm.parallelise(tm.Model(), (dp, tp))
     opt = Muon(model.parameters(), **HYPER)
     start = 0
     if a.resume:
