@@ -7,6 +7,8 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh Dialect/Dist    # a sub-directory of test/ only (no pytest)
 #   scripts/test.sh python          # the pytest suite only
+# MUON_TEST_PYTHON=0 leaves the pytest suite out (scripts/sanitize.sh: that
+# build has no Python package).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MUON_BUILD_DIR:-$root/build}
@@ -21,7 +23,9 @@ if [ "${1:-}" != python ]; then
   target="$build/test${1:+/$1}"
   /usr/lib/llvm-22/bin/lit -sv "$target" 2>&1 | tee "$log" || status=$?
 fi
-if [ -z "${1:-}" ] || [ "${1:-}" = python ]; then
+if [ "${MUON_TEST_PYTHON:-1}" = 0 ]; then
+  echo "test: the Python tests are not run on this build (MUON_TEST_PYTHON=0)"
+elif [ -z "${1:-}" ] || [ "${1:-}" = python ]; then
   # The Python package must have been built (nanobind from scripts/setup.sh):
   # a missing extension is a failure, not a skip.
   if ls "$build"/python/muon/_muon*.so >/dev/null 2>&1; then
