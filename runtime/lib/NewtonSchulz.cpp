@@ -9,6 +9,11 @@
 // the two symmetric products (A = X X^T and A A) are computed one triangle
 // at a time (ssyrk), so the work done is 3 p^2 q + p^3.
 //
+// bf16 mode emulates bf16 operands with fp32 accumulation (what tensor
+// cores do, and the GPU library's bf16 mode): every product's operands are
+// rounded to bf16 (nearest even), its sums stay fp32; a joins B's diagonal
+// in fp32 before B is rounded, so X' = (aI + B) X is one product.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Call.h"
@@ -22,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 using namespace muon::rt;
@@ -36,8 +42,53 @@ void mirrorUpper(float *a, int64_t p) {
       a[i * p + j] = a[j * p + i];
 }
 
+/// `v` rounded to the nearest bf16 (ties to even), as an fp32 value.
+float roundToBf16(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  if ((bits & 0x7f800000u) == 0x7f800000u) // inf, nan: keep
+    return v;
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  bits &= 0xffff0000u;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+void roundAll(std::vector<float> &v) {
+  for (float &x : v)
+    x = roundToBf16(x);
+}
+
+/// One iteration with bf16 operands: A = X X^T, B = b A + c A A,
+/// X' = (a I + B) X.
+void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
+                   std::vector<float> &a, std::vector<float> &b, int64_t p,
+                   int64_t q, float ca, float cb, float cc) {
+  std::vector<float> xr(x);
+  roundAll(xr);
+  progressRequests();
+  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f, xr.data(),
+              q, 0.0f, a.data(), p);
+  mirrorUpper(a.data(), p);
+  std::vector<float> ar(a);
+  roundAll(ar);
+  for (int64_t k = 0; k < p * p; ++k)
+    b[k] = cb * a[k];
+  progressRequests();
+  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, ar.data(), p,
+              1.0f, b.data(), p);
+  mirrorUpper(b.data(), p);
+  for (int64_t k = 0; k < p; ++k)
+    b[k * p + k] += ca;
+  roundAll(b);
+  progressRequests();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
+              b.data(), p, xr.data(), q, 0.0f, y.data(), q);
+  x.swap(y);
+}
+
 void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
-                   const std::vector<double> &coeffs, double eps) {
+                   const std::vector<double> &coeffs, double eps, bool bf16) {
   bool transposed = m > n;
   int64_t p = transposed ? n : m, q = transposed ? m : n;
   std::vector<float> x(p * q), y(p * q), a(p * p), b(p * p);
@@ -58,6 +109,10 @@ void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
   for (int64_t i = 0; i < steps; ++i) {
     const double *abc = coeffs.size() == 3 ? coeffs.data() : &coeffs[3 * i];
     float ca = abc[0], cb = abc[1], cc = abc[2];
+    if (bf16) {
+      bf16Iteration(x, y, a, b, p, q, ca, cb, cc);
+      continue;
+    }
     // A = X X^T: symmetric, so one triangle (ssyrk, p^2 q FLOPs instead of
     // 2 p^2 q), mirrored. Before each product, collectives in flight
     // (prefetched gathers, the last round's scatters) progress.
@@ -128,14 +183,20 @@ void muon::rt::countNsMatrices(int64_t count, int64_t m, int64_t n,
 extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
                                                    int64_t steps,
                                                    muon_rt_f64_array *c,
-                                                   double eps) {
+                                                   double eps,
+                                                   int64_t precision) {
+  if (precision != MUON_RT_NS_FP32 && precision != MUON_RT_NS_BF16)
+    fatal("newton_schulz", "",
+          "unknown precision " + std::to_string(precision) +
+              " (0 = fp32, 1 = bf16)");
   NsCall call = readNsCall(xm, steps, c, "newton_schulz");
   int64_t m = call.m, n = call.n;
   if (m == 0 || n == 0)
     return;
   double start = tracing() ? traceNow() : 0.0;
   for (int64_t i = 0; i < call.batch; ++i)
-    orthogonalise(call.x.data + i * m * n, m, n, steps, call.coeffs, eps);
+    orthogonalise(call.x.data + i * m * n, m, n, steps, call.coeffs, eps,
+                  precision == MUON_RT_NS_BF16);
   if (tracing())
     traceEvent(TraceLane::Compute, "newton_schulz " + call.x.shapeStr(),
                start, traceNow());

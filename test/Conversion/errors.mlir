@@ -1,14 +1,6 @@
 // Every diagnostic of the CPU lowering passes.
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-muon-to-linalg --convert-muon-to-runtime
 
-func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @below {{'muon.newton_schulz' op Newton-Schulz in 'bf16' is not lowered to the CPU runtime yet: use ns_dtype = f32 (or target=cuda, which also takes bf16)}}
-  %o = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in bf16 : tensor<8x8xf32>
-  return %o : tensor<8x8xf32>
-}
-
-// -----
-
 func.func @momentum_f16(%m: tensor<4x4xf16>, %g: tensor<4x4xf16>) -> tensor<4x4xf16> {
   // expected-error @below {{'muon.momentum_update' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}
   %nm, %u = muon.momentum_update %m, %g beta 0.9 : tensor<4x4xf16>

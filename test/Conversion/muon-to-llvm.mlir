@@ -21,7 +21,7 @@ dist.mesh @m [dp = 2]
 // CHECK-NOT: muon.
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_check_arg(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_comm(!llvm.ptr, !llvm.ptr) -> i64
-// CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz(!llvm.ptr, i64, !llvm.ptr, f64)
+// CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz(!llvm.ptr, i64, !llvm.ptr, f64, i64)
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_gather(
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_scatter(
 // CHECK: llvm.func @step(

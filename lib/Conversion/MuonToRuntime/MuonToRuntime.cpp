@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/MuonToRuntime/MuonToRuntime.h"
+#include "muon/Runtime/muon_runtime.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
@@ -27,12 +28,12 @@ using muon::RuntimeFn;
 
 namespace {
 
-/// The GPU library's precision codes (muon_runtime_cuda.h).
-enum CudaPrecision : int64_t { CudaFp32 = 0, CudaBf16 = 1 };
+/// Operand precisions of the Newton-Schulz entry points (muon_runtime.h;
+/// the GPU library, muon_runtime_cuda.h, numbers them the same).
+enum NsPrecision : int64_t { NsFp32 = MUON_RT_NS_FP32, NsBf16 = MUON_RT_NS_BF16 };
 
 /// Newton-Schulz on a private copy of the operand, in place, by the runtime
-/// function `fn`: (x, steps, coeffs, eps) on the CPU, and the operand
-/// precision after them on the GPU.
+/// function `fn`: (x, steps, coeffs, eps, operand precision).
 struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
   NewtonSchulzToRuntime(MLIRContext *ctx, RuntimeCalls &rt, RuntimeFn fn)
       : OpConversionPattern(ctx), rt(rt), fn(fn) {}
@@ -58,9 +59,8 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
     SmallVector<Value> args = {
         unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()), coeffs,
         eps};
-    if (fn == RuntimeFn::muon_rt_newton_schulz_cuda)
-      args.push_back(RuntimeCalls::i64(
-          rewriter, loc, op.getComputeType().isBF16() ? CudaBf16 : CudaFp32));
+    args.push_back(RuntimeCalls::i64(
+        rewriter, loc, op.getComputeType().isBF16() ? NsBf16 : NsFp32));
     rt.call(rewriter, loc, fn, args);
     rewriter.replaceOp(op, RuntimeCalls::tensorOf(rewriter, loc, buf, type));
     return success();
@@ -73,15 +73,10 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
 } // namespace
 
 LogicalResult muon::checkNewtonSchulzForCpu(Operation *op) {
+  // Both compute types the op's verifier admits (f32, bf16) are lowered;
+  // bf16 is emulated (bf16 operands, fp32 accumulation).
   auto ns = cast<NewtonSchulzOp>(op);
-  if (failed(muon::requireF32Operand(op, ns.getInput().getType())))
-    return failure();
-  if (!ns.getComputeType().isF32())
-    return ns.emitOpError("Newton-Schulz in ")
-           << ns.getComputeType()
-           << " is not lowered to the CPU runtime yet: use ns_dtype = f32 "
-              "(or target=cuda, which also takes bf16)";
-  return success();
+  return muon::requireF32Operand(op, ns.getInput().getType());
 }
 
 LogicalResult muon::checkNewtonSchulzForCuda(Operation *op) {

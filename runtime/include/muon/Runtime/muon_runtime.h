@@ -213,10 +213,15 @@ void muon_rt_wait(int64_t request);
 
 /* Newton-Schulz orthogonalisation in place on the last two dims of `x`
  * (leading dims are a batch). `coeffs` holds 3 values (one triple for every
- * iteration) or 3 * steps. Counts one call, one matrix per batch entry and
- * its FLOPs in this rank's counters. */
+ * iteration) or 3 * steps. `precision` 0 = fp32; 1 = bf16 operands with
+ * fp32 accumulation, as the GPU's bf16 mode (every product's operands
+ * rounded to bf16, nearest even; `a` joins B's diagonal before rounding).
+ * Counts one call, one matrix per batch entry and its FLOPs in this rank's
+ * counters. */
+enum { MUON_RT_NS_FP32 = 0, MUON_RT_NS_BF16 = 1 };
 void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
-                                        muon_rt_f64_array *coeffs, double eps);
+                                        muon_rt_f64_array *coeffs, double eps,
+                                        int64_t precision);
 
 /* The same on an NVIDIA GPU (target=cuda): `x` is staged through device
  * memory and orthogonalised by libmuon_runtime_cuda (loaded at the first
