@@ -99,11 +99,12 @@ def _fp32_newton_schulz(grad, ns_coefficients, ns_steps, eps):
 
 def torch_muon(a):
     """torch.optim.Muon on the 2-D parameters; the expert stack, which it
-    refuses, follows the float64 reference. --fp32 swaps its bf16
-    Newton-Schulz for the same iteration in fp32. --teacher instead puts
-    torch.optim.Muon at every step of the float64 reference's trajectory
-    and prints the largest difference of its one step from the
-    reference's."""
+    refuses, follows the reference. --fp32 swaps its bf16 Newton-Schulz for
+    the same iteration in fp32. --teacher instead puts torch.optim.Muon at
+    every step of the reference's trajectory and prints the largest
+    difference of its one step from the reference's. The reference is the
+    float64 Muon, or with --ours-bf16 muon.optim.Muon with ns_dtype bf16
+    (the compiled step, one process)."""
     import torch.optim._muon as shipped
     from muon.reference import muon_step
     if a.fp32:
@@ -113,6 +114,10 @@ def torch_muon(a):
     opt = torch.optim.Muon(mats, **HYPER)
     ref = tm.Model()
     ref_m = {n: torch.zeros_like(p) for n, p in ref.named_parameters()}
+    ours = None
+    if a.ours_bf16:
+        from muon.optim import Muon
+        ours = Muon(ref.parameters(), ns_dtype="bf16", **HYPER)
     worst = worst_rel = 0.0
     for step in range(a.steps):
         if a.teacher:
@@ -121,19 +126,25 @@ def torch_muon(a):
                                           ref.named_parameters()):
                     p.copy_(q)
                     if p.ndim == 2:
-                        opt.state[p]["momentum_buffer"] = ref_m[n].clone()
+                        m = (ours.state[q]["momentum_buffer"] if ours
+                             else ref_m[n])
+                        opt.state[p]["momentum_buffer"] = m.clone()
         for m in (model, ref):
             m.zero_grad()
             tm.loss_of(m, tm.batch(step)).backward()
         opt.step()
         with torch.no_grad():
+            before = {n: q.detach().clone() for n, q in ref.named_parameters()}
+            if ours is not None:
+                ours.step()
             for (n, p), (_, q) in zip(model.named_parameters(),
                                       ref.named_parameters()):
-                newp, newm = muon_step(q.numpy(), q.grad.numpy(),
-                                       ref_m[n].numpy(), **HYPER)
-                update = float(np.linalg.norm(newp - q.numpy()))
-                q.copy_(torch.from_numpy(newp))
-                ref_m[n].copy_(torch.from_numpy(newm))
+                if ours is None:
+                    newp, newm = muon_step(q.numpy(), q.grad.numpy(),
+                                           ref_m[n].numpy(), **HYPER)
+                    q.copy_(torch.from_numpy(newp))
+                    ref_m[n].copy_(torch.from_numpy(newm))
+                update = float((q - before[n]).norm())
                 if p.ndim != 2:
                     p.copy_(q)  # not torch's to update
                 elif a.teacher:
@@ -155,6 +166,7 @@ def main():
     ap.add_argument("--resume", nargs=2)
     ap.add_argument("--fp32", action="store_true")
     ap.add_argument("--teacher", action="store_true")
+    ap.add_argument("--ours-bf16", action="store_true")
     ap.add_argument("--lr", type=float, default=HYPER["lr"])
     a = ap.parse_args()
     set_lr(a.lr)
