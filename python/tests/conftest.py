@@ -17,13 +17,21 @@ def muon_opt() -> str:
     return os.path.join(BUILD, "bin", "muon-opt")
 
 
+def python_path() -> str:
+    """PYTHONPATH for the processes a test starts: the build tree's package
+    (unless MUON_TEST_INSTALLED=1: the installed one, scripts/test-wheel.sh)
+    and the tests' helpers."""
+    dirs = [] if os.environ.get("MUON_TEST_INSTALLED") == "1" else [
+        os.path.join(BUILD, "python")]
+    return os.pathsep.join(dirs + [TESTS, os.environ.get("PYTHONPATH", "")])
+
+
 def mpirun(np_: int, *args: str, timeout: int = 300):
     """Runs `python args...` on np_ ranks; returns the CompletedProcess."""
     launcher = shutil.which("mpirun")
     assert launcher, "mpirun is not on PATH (scripts/setup.sh installs it)"
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [os.path.join(BUILD, "python"), TESTS, env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = python_path()
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     cmd = [launcher, "--oversubscribe", "-np", str(np_)]
     if os.geteuid() == 0:

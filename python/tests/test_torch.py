@@ -16,7 +16,7 @@ import torch
 import muon
 from muon.optim import Muon
 from muon.reference import muon_step
-from conftest import BUILD, TESTS, mpirun
+from conftest import TESTS, mpirun, python_path
 
 STEPS = 10
 _port = [29600 + os.getpid() % 500]
@@ -32,8 +32,7 @@ def train(tmp, *args, ranks=4):
 
 def single(*args):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(BUILD, "python"),
-                                         TESTS])
+    env["PYTHONPATH"] = python_path()
     run = subprocess.run([sys.executable,
                           os.path.join(TESTS, "torch_train.py"), *args],
                          env=env, capture_output=True, text=True, timeout=300)
