@@ -178,3 +178,22 @@ def test_the_fsdp_tp_example_trains(tmp_path):
               for l in run.stdout.splitlines() if l.startswith("step")]
     assert len(losses) == 4 and losses[-1] < 0.8 * losses[0], run.stdout
     assert (tmp_path / "ckpt").is_dir()
+
+
+def test_compiled_steps_take_torch_tensors():
+    b = muon.StepBuilder({"dp": 1}, lr=0.1)
+    b.add("w", (6, 4))
+    step = muon.compile(b.build())
+    p = torch.randn(6, 4)
+    g = torch.randn(6, 4)
+    m = torch.zeros(6, 4)
+    newp, newm = step([p], [g], [m])
+    assert isinstance(newp[0], torch.Tensor) and newp[0].dtype == torch.float32
+    rp, rm = muon_step(p.numpy(), g.numpy(), m.numpy(), lr=0.1)
+    np.testing.assert_allclose(newp[0].numpy(), rp, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(newm[0].numpy(), rm, rtol=1e-5, atol=1e-5)
+    # A parameter that requires grad, or a non-contiguous one, is accepted.
+    q = torch.nn.Parameter(torch.randn(4, 6)).t()
+    newp, _ = step([q], [g], [m])
+    rp, _ = muon_step(q.detach().numpy(), g.numpy(), m.numpy(), lr=0.1)
+    np.testing.assert_allclose(newp[0].numpy(), rp, rtol=1e-5, atol=1e-5)
