@@ -81,6 +81,11 @@ def test_pass_failure_carries_the_pass_diagnostic():
     assert "at most 1048576 are supported" in str(e.value)
 
 
+def test_named_pipeline():
+    m = muon.parse(STEP).run_passes("muon-to-llvm{target=cpu}")
+    assert "llvm.func @_mlir_ciface_step" in str(m)
+
+
 def test_lower_to_llvm_and_unknown_target():
     m = muon.parse(STEP).lower()
     assert "llvm.func @_mlir_ciface_step" in str(m)
