@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
     muon_rt_memref ref{2, &d};
     double t = bestTime(budget, [&] {
       std::copy(x.begin(), x.end(), work.begin());
-      _mlir_ciface_muon_rt_newton_schulz(&ref, 5, &c, 1e-7, MUON_RT_NS_FP32);
+      _mlir_ciface_muon_rt_newton_schulz(&ref, &ref, 5, &c, 1e-7,
+                                         MUON_RT_NS_FP32);
     });
     double p = std::min(m, n), q = std::max(m, n);
     double flops = 5 * (4 * p * p * q + 2 * p * p * p);

@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
                      {shapes[i].first, shapes[i].second},
                      {shapes[i].second, 1}};
       muon_rt_memref ref{2, &d};
-      _mlir_ciface_muon_rt_newton_schulz(&ref, 5, &c, 1e-7, MUON_RT_NS_FP32);
+      _mlir_ciface_muon_rt_newton_schulz(&ref, &ref, 5, &c, 1e-7,
+                                         MUON_RT_NS_FP32);
     }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -121,23 +122,29 @@ CudaLibrary &library() {
 } // namespace
 
 extern "C" void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *xm,
+                                                        muon_rt_memref *outm,
                                                         int64_t steps,
                                                         muon_rt_f64_array *c,
                                                         double eps,
                                                         int64_t precision) {
-  NsCall call = readNsCall(xm, steps, c, kOp);
+  NsCall call = readNsCall(xm, outm, steps, c, kOp);
   if (precision != 0 && precision != 1)
     fatal(kOp, kComm,
           "precision " + std::to_string(precision) +
               " (0 = fp32, 1 = bf16 expected)");
   if (call.m == 0 || call.n == 0)
     return;
+  // The library works in place on host memory: start from the operand in
+  // the result buffer (a host copy, small beside the device transfers).
+  if (call.out.data != call.x.data)
+    std::memcpy(call.out.data, call.x.data,
+                sizeof(float) * call.batch * call.m * call.n);
   CudaLibrary &lib = library();
   double start = tracing() ? traceNow() : 0.0;
   // Batches of at most 65535 matrices per call (the library's limit).
   for (int64_t first = 0; first < call.batch; first += 65535) {
     int64_t count = std::min<int64_t>(65535, call.batch - first);
-    if (lib.nsHost(lib.context, call.x.data + first * call.m * call.n, count,
+    if (lib.nsHost(lib.context, call.out.data + first * call.m * call.n, count,
                    call.m, call.n, steps, call.coeffs.data(),
                    static_cast<int64_t>(call.coeffs.size()), eps,
                    static_cast<int>(precision), /*tile=auto*/ 0) != 0)

@@ -87,8 +87,10 @@ void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
   x.swap(y);
 }
 
-void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
-                   const std::vector<double> &coeffs, double eps, bool bf16) {
+/// Orthogonalises the m x n matrix `g` into `out` (which may be `g`).
+void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
+                   int64_t steps, const std::vector<double> &coeffs,
+                   double eps, bool bf16) {
   bool transposed = m > n;
   int64_t p = transposed ? n : m, q = transposed ? m : n;
   std::vector<float> x(p * q), y(p * q), a(p * p), b(p * p);
@@ -139,22 +141,28 @@ void orthogonalise(float *g, int64_t m, int64_t n, int64_t steps,
   if (transposed) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        g[i * n + j] = x[j * m + i];
+        out[i * n + j] = x[j * m + i];
   } else {
-    std::copy(x.begin(), x.end(), g);
+    std::copy(x.begin(), x.end(), out);
   }
   countNsMatrices(1, m, n, steps);
 }
 
 } // namespace
 
-NsCall muon::rt::readNsCall(muon_rt_memref *xm, int64_t steps,
-                            muon_rt_f64_array *c, const char *op) {
+NsCall muon::rt::readNsCall(muon_rt_memref *xm, muon_rt_memref *outm,
+                            int64_t steps, muon_rt_f64_array *c,
+                            const char *op) {
   NsCall call;
   call.x = viewOf(xm, op, "");
+  call.out = viewOf(outm, op, "");
   const TensorView &x = call.x;
   if (x.shape.size() < 2)
     fatal(op, "", "operand " + x.shapeStr() + " has fewer than 2 dims");
+  if (call.out.shape != x.shape)
+    fatal(op, "",
+          "result buffer " + call.out.shapeStr() + " for operand " +
+              x.shapeStr() + ": the shapes must be equal");
   for (int64_t i = 0; c && i < c->size; ++i)
     call.coeffs.push_back(c->aligned[c->offset + i * c->stride]);
   if (steps < 1 || (call.coeffs.size() != 3 &&
@@ -181,6 +189,7 @@ void muon::rt::countNsMatrices(int64_t count, int64_t m, int64_t n,
 }
 
 extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
+                                                   muon_rt_memref *outm,
                                                    int64_t steps,
                                                    muon_rt_f64_array *c,
                                                    double eps,
@@ -189,14 +198,14 @@ extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
     fatal("newton_schulz", "",
           "unknown precision " + std::to_string(precision) +
               " (0 = fp32, 1 = bf16)");
-  NsCall call = readNsCall(xm, steps, c, "newton_schulz");
+  NsCall call = readNsCall(xm, outm, steps, c, "newton_schulz");
   int64_t m = call.m, n = call.n;
   if (m == 0 || n == 0)
     return;
   double start = tracing() ? traceNow() : 0.0;
   for (int64_t i = 0; i < call.batch; ++i)
-    orthogonalise(call.x.data + i * m * n, m, n, steps, call.coeffs, eps,
-                  precision == MUON_RT_NS_BF16);
+    orthogonalise(call.x.data + i * m * n, call.out.data + i * m * n, m, n,
+                  steps, call.coeffs, eps, precision == MUON_RT_NS_BF16);
   if (tracing())
     traceEvent(TraceLane::Compute, "newton_schulz " + call.x.shapeStr(),
                start, traceNow());

@@ -19,17 +19,19 @@
 namespace muon {
 namespace rt {
 
-/// One call's operand: `batch` row-major m x n matrices at x.data.
+/// One call's operands: `batch` row-major m x n matrices at x.data, and
+/// the buffer of the same shape the result goes to (possibly x itself).
 struct NsCall {
-  TensorView x;
+  TensorView x, out;
   int64_t m = 0, n = 0, batch = 0;
   std::vector<double> coeffs;
 };
 
-/// Checks the operand (>= 2 dims) and the coefficients (3 or 3 * steps,
-/// steps >= 1), fatal on `op` otherwise; counts the call.
-NsCall readNsCall(muon_rt_memref *x, int64_t steps, muon_rt_f64_array *coeffs,
-                  const char *op);
+/// Checks the operand (>= 2 dims), the result buffer (the operand's shape)
+/// and the coefficients (3 or 3 * steps, steps >= 1), fatal on `op`
+/// otherwise; counts the call.
+NsCall readNsCall(muon_rt_memref *x, muon_rt_memref *out, int64_t steps,
+                  muon_rt_f64_array *coeffs, const char *op);
 
 /// Counts `count` m x n matrices orthogonalised in `steps` iterations and
 /// their standard FLOPs (4 p^2 q + 2 p^3 per iteration).

@@ -9,7 +9,7 @@
 // RUN: muon-opt %s --muon-to-llvm="target=cuda" | FileCheck %s --check-prefix=CUDA --implicit-check-not="muon_rt_newton_schulz("
 
 // target=cuda: the same host code, Newton-Schulz through the GPU entry.
-// CUDA-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz_cuda(!llvm.ptr, i64, !llvm.ptr, f64, i64)
+// CUDA-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz_cuda(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, f64, i64)
 // CUDA-DAG: llvm.call @_mlir_ciface_muon_rt_newton_schulz_cuda(
 // CUDA-DAG: llvm.func @_mlir_ciface_muon_rt_gather(
 // CUDA-DAG: llvm.call @muon_rt_newton_schulz_cuda(
@@ -21,7 +21,7 @@ dist.mesh @m [dp = 2]
 // CHECK-NOT: muon.
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_check_arg(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_comm(!llvm.ptr, !llvm.ptr) -> i64
-// CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz(!llvm.ptr, i64, !llvm.ptr, f64, i64)
+// CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, f64, i64)
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_gather(
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_scatter(
 // CHECK: llvm.func @step(

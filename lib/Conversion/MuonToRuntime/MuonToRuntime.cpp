@@ -32,8 +32,8 @@ namespace {
 /// the GPU library, muon_runtime_cuda.h, numbers them the same).
 enum NsPrecision : int64_t { NsFp32 = MUON_RT_NS_FP32, NsBf16 = MUON_RT_NS_BF16 };
 
-/// Newton-Schulz on a private copy of the operand, in place, by the runtime
-/// function `fn`: (x, steps, coeffs, eps, operand precision).
+/// Newton-Schulz of the operand into a fresh buffer by the runtime function
+/// `fn`: (x, out, steps, coeffs, eps, operand precision).
 struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
   NewtonSchulzToRuntime(MLIRContext *ctx, RuntimeCalls &rt, RuntimeFn fn)
       : OpConversionPattern(ctx), rt(rt), fn(fn) {}
@@ -48,17 +48,20 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         dims.push_back(tensor::DimOp::create(rewriter, loc, input, d));
-    // NS works in place on a private copy: the operand may still be live.
+    // The runtime reads the operand (which may still be live) and writes a
+    // fresh buffer: no copy of the operand.
     auto [buf, unranked] = RuntimeCalls::allocate(rewriter, loc, type, dims);
     Value src = bufferization::ToBufferOp::create(
         rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
         input, /*read_only=*/true);
-    memref::CopyOp::create(rewriter, loc, src, buf);
+    Value srcUnranked = memref::CastOp::create(
+        rewriter, loc,
+        UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0), src);
     Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
     Value eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
     SmallVector<Value> args = {
-        unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()), coeffs,
-        eps};
+        srcUnranked, unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()),
+        coeffs, eps};
     args.push_back(RuntimeCalls::i64(
         rewriter, loc, op.getComputeType().isBF16() ? NsBf16 : NsFp32));
     rt.call(rewriter, loc, fn, args);

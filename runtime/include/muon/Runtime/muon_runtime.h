@@ -211,15 +211,17 @@ void muon_rt_wait(int64_t request);
 
 /*--- Compute ----------------------------------------------------------------*/
 
-/* Newton-Schulz orthogonalisation in place on the last two dims of `x`
- * (leading dims are a batch). `coeffs` holds 3 values (one triple for every
- * iteration) or 3 * steps. `precision` 0 = fp32; 1 = bf16 operands with
+/* Newton-Schulz orthogonalisation of the last two dims of `x` (leading dims
+ * are a batch) into `out`, of the same shape (`out` may be `x`: in place).
+ * `coeffs` holds 3 values (one triple for every iteration) or 3 * steps.
+ * `precision` 0 = fp32; 1 = bf16 operands with
  * fp32 accumulation, as the GPU's bf16 mode (every product's operands
  * rounded to bf16, nearest even; `a` joins B's diagonal before rounding).
  * Counts one call, one matrix per batch entry and its FLOPs in this rank's
  * counters. */
 enum { MUON_RT_NS_FP32 = 0, MUON_RT_NS_BF16 = 1 };
-void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
+void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x,
+                                        muon_rt_memref *out, int64_t steps,
                                         muon_rt_f64_array *coeffs, double eps,
                                         int64_t precision);
 
@@ -230,7 +232,9 @@ void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, int64_t steps,
  * operands on tensor cores (fp32 accumulation). Rank r uses GPU
  * (local rank mod device count). Counted like muon_rt_newton_schulz. No
  * GPU, no library or a CUDA failure is a fatal error on `cuda`. */
-void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x, int64_t steps,
+void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
+                                             muon_rt_memref *out,
+                                             int64_t steps,
                                              muon_rt_f64_array *coeffs,
                                              double eps, int64_t precision);
 
