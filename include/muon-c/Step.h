@@ -120,11 +120,13 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepLocalShard(
     int64_t *localShape, int64_t *localOffsets, bool *flattened,
     int64_t *computeShape, int64_t *computeOffsets);
 
-/// Whether `rank` holds parameter `param`: false only outside the group an
-/// `expert = axis[i]` or `stage = axis[i]` annotation names (there the
+/// Whether `rank` holds (part of) parameter `param`: false outside the group
+/// an `expert = axis[i]` or `stage = axis[i]` annotation names (there the
 /// parameter does not exist; the rank passes tensors of the local shape,
-/// and its results for that parameter carry no meaning). Returns -1 on
-/// error (a diagnostic says which), else 0 or 1.
+/// and its results for that parameter carry no meaning), and for `whole`
+/// storage away from the owner's coordinate (the rank stores nothing; its
+/// local shape is empty). Returns -1 on error (a diagnostic says which),
+/// else 0 or 1.
 MLIR_CAPI_EXPORTED int muonStepRankHoldsParam(MlirOperation step,
                                               intptr_t param, int64_t rank);
 

@@ -223,7 +223,10 @@ class LocalShard:
         """Writes this rank's piece back into a full array."""
         if self.flattened:
             block = full[self.slices(block=True)]
-            flat = block.reshape(-1).copy()
+            # reshape of a strided view may copy: work on an explicit copy
+            # (NumPy .copy(), torch .clone()) and write the block back.
+            flat = block.reshape(-1)
+            flat = flat.clone() if hasattr(flat, "clone") else flat.copy()
             start = self.offsets[0]
             flat[start:start + self.shape[0]] = local.reshape(-1)
             block[...] = flat.reshape(block.shape)
@@ -267,7 +270,13 @@ class Step:
     def local_shard(self, param: int, kind: str | int, rank: int) -> LocalShard:
         """Where tensor ``kind`` ("param", "grad" or "momentum") of parameter
         ``param`` lives on ``rank``."""
-        k = _KINDS[kind] if isinstance(kind, str) else kind
+        if isinstance(kind, str):
+            if kind not in _KINDS:
+                raise MuonError(f"unknown tensor kind '{kind}'; expected "
+                                "'param', 'grad' or 'momentum'")
+            k = _KINDS[kind]
+        else:
+            k = kind
         got = self._check(self._s.local_shard(param, k, rank),
                           f"no shard of parameter {param} on rank {rank}")
         shape, offs, flat, cshape, coffs = got
@@ -275,10 +284,12 @@ class Step:
                           tuple(coffs))
 
     def holds(self, param: int, rank: int) -> bool:
-        """Whether ``rank`` holds the parameter: False only outside the
+        """Whether ``rank`` holds (part of) the parameter: False outside the
         group of an ``expert``/``stage`` annotation, where the parameter
         does not exist (the rank still passes tensors of its local shape;
-        its results for that parameter carry no meaning)."""
+        its results for that parameter carry no meaning), and for ``whole``
+        storage away from the owner's coordinate (the rank stores nothing:
+        its local shape is empty)."""
         held = self._s.holds(param, rank)
         self.module.context._check(held >= 0,
                                    f"no parameter {param} or rank {rank}")

@@ -156,6 +156,8 @@ class StepBuilder:
             raise MuonError("the step needs lr (a constant, or "
                             "runtime_hyper=('lr',))")
         self.hyper = dict(hyper)
+        for k, v in self.hyper.items():
+            _HYPER[k][1](v)  # a value that cannot be written fails now
         self.params: List[dict] = []
         self.flat_groups: List[Tuple[str, str, List[int]]] = []
 

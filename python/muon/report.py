@@ -5,7 +5,18 @@ microseconds on the report's H100 cost model."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Dict, List, Tuple
+
+
+def _location(text: str) -> str:
+    """MLIR's loc("file":line:col) as file:line:col (<string> for text
+    parsed from a string), as diagnostics print it; other forms unchanged."""
+    m = re.fullmatch(r'loc\("(.*)":(\d+):(\d+)\)', text)
+    if not m:
+        return text
+    name = m.group(1) if m.group(1) not in ("", "-") else "<string>"
+    return f"{name}:{m.group(2)}:{m.group(3)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +64,7 @@ class StepReport:
     @classmethod
     def from_json(cls, d: dict) -> "StepReport":
         return cls(
-            location=d["location"], mesh=d["mesh"], num_ranks=d["num_ranks"],
+            location=_location(d["location"]), mesh=d["mesh"], num_ranks=d["num_ranks"],
             axes=tuple(d["axes"]), strategy=d["strategy"],
             ns_steps=d["ns_steps"],
             params=[ParamReport(**{**p, "shape": tuple(p["shape"])})

@@ -131,10 +131,10 @@ def test_refusals():
         b.add("w", (4, 4), [Shard(0), Shard(1)])
     with pytest.raises(muon.MuonError, match="no parameters"):
         b.text()
-    b = StepBuilder({"dp": 2}, lr=float("nan"))
-    b.add("w", (4, 4), [Shard(0)])
     with pytest.raises(muon.MuonError, match="not finite"):
-        b.text()
+        StepBuilder({"dp": 2}, lr=float("nan"))
+    with pytest.raises(muon.MuonError, match="not finite"):
+        StepBuilder({"dp": 2}, lr=0.1, ns_coefficients=(1, float("inf"), 2))
 
 
 def test_verifier_errors_reach_the_builder_user():

@@ -133,6 +133,12 @@ def test_step_queries():
     assert [step.holds(e, r) for r in range(4)] == [False, False, True, True]
     with pytest.raises(muon.MuonError, match="rank 4 is not a rank"):
         step.local_shard(j, "param", 4)
+    with pytest.raises(muon.MuonError, match="unknown tensor kind 'weights'"):
+        step.local_shard(j, "weights", 0)
+    # whole storage: only the owner's coordinate stores the parameter.
+    w = names.index("storage.whole")
+    assert [step.holds(w, r) for r in range(4)] == [False, False, True, True]
+    assert step.local_shard(w, "param", 0).shape == (0, 12)
     with pytest.raises(muon.MuonError, match="no parameter 99"):
         step.param_name(99)
 
@@ -151,6 +157,7 @@ def test_report_as_objects_and_frames():
     (r,) = m.report()
     assert (r.mesh, r.num_ranks, r.axes, r.strategy) == ("m", 2, ("dp",),
                                                         "round_robin")
+    assert r.location == "<string>:4:10"
     (p,) = r.params
     # 8x4 over dp = 2, owner 0: NS = 5 * (4*4*4*8 + 2*4^3) FLOPs; rank 1
     # sends its 4x4 f32 half (64 B) to the owner and gets it back.

@@ -180,6 +180,21 @@ def test_the_fsdp_tp_example_trains(tmp_path):
     assert (tmp_path / "ckpt").is_dir()
 
 
+def test_local_shards_of_torch_tensors():
+    b = muon.StepBuilder({"dp": 2}, lr=0.1)
+    b.flat_group("g", "dp", [30, 40])
+    b.add("f0", (5, 6), storage="flat<@g, 0>")
+    b.add("f1", (8, 5), storage="flat<@g, 1>")
+    step = b.build().step()
+    for i, shape in enumerate([(5, 6), (8, 5)]):
+        full = torch.randn(*shape)
+        back = torch.full(shape, float("nan"))
+        for r in range(2):
+            s = step.local_shard(i, "param", r)
+            s.insert(back, s.extract(full))
+        assert torch.equal(back, full)
+
+
 def test_compiled_steps_take_torch_tensors():
     b = muon.StepBuilder({"dp": 1}, lr=0.1)
     b.add("w", (6, 4))
