@@ -9,9 +9,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from . import _muon
+
+if TYPE_CHECKING:
+    from .report import StepReport
 
 
 @dataclasses.dataclass(frozen=True)
