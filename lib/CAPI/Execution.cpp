@@ -24,6 +24,9 @@ struct Executable {
   const int64_t *roles = nullptr;
   intptr_t roleSize = 0;
   int64_t numBuffers = 0;
+  /// Per argument and result: whether it is an f64 scalar (its first role
+  /// is lr or weight_decay), read off the table once.
+  std::vector<bool> scalar;
 };
 
 Executable *unwrapExe(MuonExecutable e) {
@@ -99,6 +102,13 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
     return {nullptr};
   }
   exe->numBuffers = exe->roles[1] + exe->roles[2];
+  for (intptr_t at = 3, i = 0; i < exe->numBuffers; ++i) {
+    int64_t k = exe->roles[at];
+    exe->scalar.push_back(k > 0 &&
+                          (exe->roles[at + 1] == MUON_RT_ROLE_LR ||
+                           exe->roles[at + 1] == MUON_RT_ROLE_WEIGHT_DECAY));
+    at += 1 + 3 * k;
+  }
   exe->entry = std::move(compiled);
   return {exe.release()};
 }
@@ -125,13 +135,8 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e,
     return mlirLogicalResultFailure();
   }
   std::vector<BufferView> buffers(numArguments);
-  intptr_t at = 3;
   for (intptr_t i = 0; i < numArguments; ++i) {
-    // The table's first role of this argument says whether it is a scalar.
-    int64_t k = exe->roles[at];
-    bool scalarRole = k > 0 && (exe->roles[at + 1] == MUON_RT_ROLE_LR ||
-                                exe->roles[at + 1] == MUON_RT_ROLE_WEIGHT_DECAY);
-    at += 1 + 3 * k;
+    bool scalarRole = exe->scalar[i];
     const MuonArgument &a = arguments[i];
     if (a.isScalar != scalarRole) {
       report(errorCallback, userData,

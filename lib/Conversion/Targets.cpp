@@ -14,13 +14,13 @@ using namespace muon;
 llvm::ArrayRef<TargetLowering> muon::getAllTargetLowerings() {
   static const TargetLowering targets[] = {
       {Target::Cpu, "cpu", "host code over the MPI + CBLAS runtime",
-       checkNewtonSchulzForCpu, populateNewtonSchulzToRuntimePatterns,
+       checkNewtonSchulzOperand, populateNewtonSchulzToRuntimePatterns,
        populateDistCollectiveToRuntimePatterns},
       // The GPU computes Newton-Schulz (bf16 tensor cores or exact fp32) on
       // buffers staged from host memory; collectives stay on MPI.
       {Target::Cuda, "cuda",
        "Newton-Schulz on an NVIDIA GPU, the rest on the host over MPI",
-       checkNewtonSchulzForCuda, populateNewtonSchulzToCudaPatterns,
+       checkNewtonSchulzOperand, populateNewtonSchulzToCudaPatterns,
        populateDistCollectiveToRuntimePatterns},
   };
   return targets;

@@ -20,7 +20,6 @@ using ::muon::optim::StepOp;
 
 FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
   StringRef entry = o.entry;
-  Target target = o.target;
   func::FuncOp fn;
   StepOp step;
   for (auto f : module.getOps<func::FuncOp>()) {
@@ -159,7 +158,6 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
     for (double c : step.getCoeffsOf(i))
       h.coeffs.push_back(c);
   // ns_dtype is f32 or bf16 (the op's verifier); both run on every target.
-  (void)target;
   return spec;
 }
 

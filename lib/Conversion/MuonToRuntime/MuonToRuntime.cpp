@@ -75,15 +75,9 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
 
 } // namespace
 
-LogicalResult muon::checkNewtonSchulzForCpu(Operation *op) {
-  // Both compute types the op's verifier admits (f32, bf16) are lowered;
-  // bf16 is emulated (bf16 operands, fp32 accumulation).
-  auto ns = cast<NewtonSchulzOp>(op);
-  return muon::requireF32Operand(op, ns.getInput().getType());
-}
-
-LogicalResult muon::checkNewtonSchulzForCuda(Operation *op) {
-  // Both compute types the op's verifier admits (f32, bf16) are lowered.
+LogicalResult muon::checkNewtonSchulzOperand(Operation *op) {
+  // Both compute types the op's verifier admits (f32, bf16) are lowered on
+  // every target (bf16 is emulated on the CPU: bf16 operands, fp32 sums).
   auto ns = cast<NewtonSchulzOp>(op);
   return muon::requireF32Operand(op, ns.getInput().getType());
 }

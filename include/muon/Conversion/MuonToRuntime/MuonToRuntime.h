@@ -22,10 +22,10 @@ void populateNewtonSchulzToRuntimePatterns(RuntimeCalls &rt,
 void populateNewtonSchulzToCudaPatterns(RuntimeCalls &rt,
                                         mlir::RewritePatternSet &patterns);
 
-/// What each target's Newton-Schulz lowering accepts (`op` is a
-/// muon.newton_schulz); an error at the op otherwise.
-mlir::LogicalResult checkNewtonSchulzForCpu(mlir::Operation *op);
-mlir::LogicalResult checkNewtonSchulzForCuda(mlir::Operation *op);
+/// What the Newton-Schulz lowerings accept (`op` is a muon.newton_schulz):
+/// f32 tensors, in either compute type the op admits (f32, bf16); an error
+/// at the op otherwise. The CPU and cuda targets accept the same.
+mlir::LogicalResult checkNewtonSchulzOperand(mlir::Operation *op);
 
 } // namespace muon
 
