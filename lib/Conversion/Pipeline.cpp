@@ -55,7 +55,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Every buffer freed after its last use (MLIR's pipeline where the code
+  // has another structure): see muon-place-deallocations.
+  pm.addPass(createMuonPlaceDeallocations());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

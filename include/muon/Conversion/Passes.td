@@ -86,4 +86,43 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def MuonPlaceDeallocations
+    : Pass<"muon-place-deallocations", "mlir::ModuleOp"> {
+  let summary = "Free every heap buffer of a bufferized function after its "
+                "last use, in time linear in the function's size";
+  let description = [{
+    Runs after bufferization (and `buffer-results-to-out-params`) in place
+    of MLIR's ownership-based deallocation pipeline. That pipeline frees a
+    block's buffers at the end of the block, so a step's entry function
+    held every gathered matrix of every parameter until it returned, and
+    its simplification pass compares buffers pairwise (quadratic in the
+    number of parameters).
+
+    This pass frees each buffer right after its last use instead. A buffer
+    is a `memref.alloc`, or the result of an `scf.if` each of whose branches
+    yields a buffer allocated in that branch (the participation `scf.if`s
+    of an expanded step). Its last use is found over everything derived
+    from it: views and casts, `scf.yield`s into the parent op's results,
+    and the results of calls that take it -- the request a non-blocking
+    collective returns, so the buffer lives until the `muon_rt_wait` that
+    completes the transfer -- and, for a call that registers the buffer in
+    a batch (`muon_rt_batch_item`), the batch handle and what the batch's
+    end returns. The `memref.dealloc` goes after the op, in the buffer's
+    block, that contains the last use.
+
+    A module with anything else in one of its functions -- an allocation
+    other than `memref.alloc`, a buffer that leaves its block (returned, or
+    yielded out of a loop), deallocations already present -- is handed
+    whole to MLIR's `buffer-deallocation-pipeline`, which handles any
+    structure (the `fallback` statistic counts it).
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numPlaced", "placed", "Deallocations placed after a last use">,
+    Statistic<"numFallback", "fallback",
+              "Modules handed to the ownership-based pipeline">
+  ];
+}
+
 #endif // MUON_CONVERSION_PASSES_TD
