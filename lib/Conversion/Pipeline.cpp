@@ -35,6 +35,11 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   ConvertDistToRuntimeOptions distOptions;
   distOptions.target = options.target;
   pm.addPass(createConvertDistToRuntime(distOptions));
+  // Placeholders (the destinations of elementwise ops, what a rank that
+  // takes no part yields) become allocations before CSE: merged into one
+  // tensor.empty per type, thousands of uses would alias one value, and
+  // bufferization's conflict analysis grew quadratic in the parameters.
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -63,7 +68,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
-  pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
+  pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

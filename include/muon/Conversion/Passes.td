@@ -125,4 +125,20 @@ def MuonPlaceDeallocations
   ];
 }
 
+def MuonSCFToCFLastFirst
+    : Pass<"muon-scf-to-cf", "mlir::func::FuncOp"> {
+  let summary = "Lower SCF to branches, a block's ops last to first (time "
+                "linear in the block's length)";
+  let description = [{
+    MLIR's `convert-scf-to-cf` patterns, applied to the SCF ops of each of
+    the function's blocks from the last to the first. Lowering an
+    `scf.if` or `scf.for` splits its block and moves every op after it; in
+    the first-to-last order of `convert-scf-to-cf` an expanded step's entry
+    (one block with thousands of such ops) moved the rest of the block at
+    each of them, quadratic in the number of parameters. Last to first,
+    each op moves once. The result is the same IR.
+  }];
+  let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
 #endif // MUON_CONVERSION_PASSES_TD
