@@ -90,8 +90,11 @@ static inline MuonArgument muonArgumentScalar(double value) {
 /// argument's shape against what the rank must hold before any collective;
 /// a mismatch, like every runtime error, prints `muon-rt: error: rank R:
 /// ...` and ends the job (MPI_Abort): check shapes before calling when the
-/// process must survive. Fails, calling `errorCallback`, when the count or
-/// a scalar's place is wrong (nothing runs then).
+/// process must survive. Out-buffers must be memory of their own: the step
+/// writes a result while it still reads its arguments, so a result that
+/// overlaps an argument or another result is refused. Fails, calling
+/// `errorCallback`, when the count or a scalar's place is wrong or buffers
+/// overlap (nothing runs then).
 MLIR_CAPI_EXPORTED MlirLogicalResult muonExecutableInvoke(
     MuonExecutable e, intptr_t numArguments, const MuonArgument *arguments,
     MlirStringCallback errorCallback, void *userData);

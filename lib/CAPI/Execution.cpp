@@ -151,6 +151,35 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e,
       buffers[i] = {a.data, std::vector<int64_t>(a.shape, a.shape + a.rank),
                     std::nullopt};
   }
+  // The step writes results into the out-buffers while it still reads
+  // its arguments: a result sharing memory with any other buffer would
+  // read back what it wrote.
+  int64_t numArgs = exe->roles[1];
+  auto extent = [&](intptr_t i) {
+    int64_t n = 1;
+    for (int64_t d : buffers[i].shape)
+      n *= d;
+    const char *begin = reinterpret_cast<const char *>(buffers[i].data);
+    return std::make_pair(begin, begin + n * sizeof(float));
+  };
+  for (intptr_t r = numArgs; r < numArguments; ++r) {
+    auto [rb, re] = extent(r);
+    for (intptr_t i = 0; i < numArguments && rb != re; ++i) {
+      if (i == r || buffers[i].scalar)
+        continue;
+      auto [ib, ie] = extent(i);
+      if (ib < re && rb < ie) {
+        report(errorCallback, userData,
+               "result buffer #" + std::to_string(r - numArgs) +
+                   " overlaps " +
+                   (i < numArgs ? "argument" : "result buffer") + " #" +
+                   std::to_string(i < numArgs ? i : i - numArgs) +
+                   ": out-buffers must be memory of their own (the step "
+                   "writes them while it reads its arguments)");
+        return mlirLogicalResultFailure();
+      }
+    }
+  }
   exe->entry->invoke(buffers);
   return mlirLogicalResultSuccess();
 }

@@ -59,17 +59,25 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // Every buffer freed after its last use (MLIR's pipeline where the code
   // has another structure): see muon-place-deallocations.
-  pm.addPass(createMuonPlaceDeallocations());
+  if (options.placeDeallocations)
+    pm.addPass(createMuonPlaceDeallocations());
+  else
+    bufferization::buildBufferDeallocationPipeline(pm);
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Buffers through the runtime's allocation functions, which count the
+  // bytes a step holds (muon_rt_counters.heap_bytes_peak).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

@@ -55,10 +55,12 @@ def barrier() -> None:
 def counters() -> dict:
     """This rank's runtime counters since the start or the last reset:
     Newton-Schulz calls, matrices and FLOPs (2mnk per product), collectives
-    started, bytes sent."""
-    calls, mats, flops, colls, sent = _muon.counters()
+    started, bytes sent, and the most bytes compiled steps held at once in
+    buffers of their own (``heap_bytes_peak``)."""
+    calls, mats, flops, colls, sent, heap = _muon.counters()
     return {"ns_calls": calls, "ns_matrices": mats, "ns_flops": flops,
-            "collectives": colls, "bytes_sent": sent}
+            "collectives": colls, "bytes_sent": sent,
+            "heap_bytes_peak": heap}
 
 
 def reset_counters() -> None:

@@ -473,7 +473,7 @@ NB_MODULE(_muon, m) {
     muon_rt_counters c;
     muon_rt_get_counters(&c);
     return nb::make_tuple(c.ns_calls, c.ns_matrices, c.ns_flops,
-                          c.collectives, c.bytes_sent);
+                          c.collectives, c.bytes_sent, c.heap_bytes_peak);
   });
   m.def("reset_counters", []() { muon_rt_reset_counters(); });
 }

@@ -68,6 +68,33 @@ def test_inputs_by_name_and_step_counters():
     np.testing.assert_allclose(M[0], 0.05, rtol=1e-6)
 
 
+def test_step_buffers_are_counted():
+    step = muon.compile(one_rank_step().build())
+    z = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    muon.reset_counters()
+    step(z, z, z)
+    peak = muon.counters()["heap_bytes_peak"]
+    # At least the largest matrix's Newton-Schulz result, and less than
+    # every parameter's temporaries held at once.
+    largest = max(np.prod(s) for s in SHAPES.values()) * 4
+    total = sum(np.prod(s) for s in SHAPES.values()) * 4
+    assert largest <= peak < 4 * total
+
+
+def test_out_buffers_overlapping_arguments_are_refused():
+    step = muon.compile(one_rank_step().build())
+    args = [np.zeros(s, np.float32) for _ in range(3)
+            for s in SHAPES.values()]
+    outs = [np.zeros(s, np.float32) for _ in range(2)
+            for s in SHAPES.values()]
+    outs[1] = args[1]
+    error = step._exe.invoke(args + outs)
+    assert "result buffer #1 overlaps argument #1" in error
+    outs[1] = outs[0].reshape(-1)[:np.prod(outs[1].shape) // 2]
+    assert "result buffer #0 overlaps result buffer #1" in \
+        step._exe.invoke(args + outs)
+
+
 def test_inputs_are_converted_when_they_must_be():
     step = muon.compile(one_rank_step().build())
     P = [np.ones(s, np.float64) for s in SHAPES.values()]      # float64

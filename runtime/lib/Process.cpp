@@ -128,7 +128,11 @@ void muon_rt_get_counters(muon_rt_counters *out) {
   if (out)
     *out = theCounters;
 }
-void muon_rt_reset_counters(void) { theCounters = muon_rt_counters{}; }
+void muon_rt_reset_counters(void) {
+  int64_t live = theCounters.heap_bytes_live;
+  theCounters = muon_rt_counters{};
+  theCounters.heap_bytes_live = theCounters.heap_bytes_peak = live;
+}
 
 void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected) {

@@ -34,6 +34,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   MuonToLLVMOptions options;
   options.target = o.target;
   options.batchCollectives = o.batchCollectives;
+  options.placeDeallocations = o.placeDeallocations;
   buildMuonToLLVMPipeline(pm, options);
   if (failed(pm.run(*module)) || failed(readRoles(*module, *spec)))
     return failure();

@@ -118,6 +118,10 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
     std::printf(" r%d=%.4g", r,
                 counters[kCountersPerRank * r + 3] /
                     static_cast<double>(std::max<int64_t>(1, o.steps)));
+  std::printf("\nstep buffers peak per rank (MiB):");
+  for (int r = 0; r < worldSize; ++r)
+    std::printf(" r%d=%.3f", r,
+                counters[kCountersPerRank * r + 4] / (1024.0 * 1024.0));
   std::printf("\n");
   bool zeroRedundancy = matrices == expectMatrices &&
                         std::fabs(flops - expectFlops) <= 1e-6 * expectFlops;

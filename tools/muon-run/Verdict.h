@@ -38,7 +38,7 @@ struct Timing {
 
 /// Counters each rank reports: NS calls, NS matrices, NS FLOPs, collective
 /// calls (all since the first step).
-constexpr int kCountersPerRank = 4;
+constexpr int kCountersPerRank = 5;
 
 /// Rank 0: prints the per-parameter errors of `p`, `m` against the
 /// reference `refP`, `refM`, the counters (kCountersPerRank per rank) with

@@ -115,7 +115,8 @@ public:
     muon_rt_get_counters(&c);
     double mine[kCountersPerRank] = {
         static_cast<double>(c.ns_calls), static_cast<double>(c.ns_matrices),
-        c.ns_flops, static_cast<double>(c.collectives)};
+        c.ns_flops, static_cast<double>(c.collectives),
+        static_cast<double>(c.heap_bytes_peak)};
     std::vector<double> all(kCountersPerRank * size);
     muon_rt_host_all_gather_f64(mine, kCountersPerRank, all.data());
     double pass = 1;

@@ -84,6 +84,13 @@ cl::opt<bool> batchCollectives(
              "into one all-to-all each (default true; false keeps one rooted "
              "call per gather and scatter, to compare)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> placeDeallocations(
+    "place-deallocations",
+    cl::desc("Free each buffer of the step after its last use (default "
+             "true; false: MLIR's ownership-based deallocation, buffers "
+             "freed when the step returns, to compare the 'step buffers "
+             "peak' line)"),
+    cl::init(true), cl::cat(category));
 cl::opt<double> lrOpt(
     "lr",
     cl::desc("The learning rate of a step that reads lr as an operand "
@@ -347,6 +354,7 @@ int main(int argc, char **argv) {
   o.optLevel = optLevel;
   o.target = target;
   o.batchCollectives = batchCollectives;
+  o.placeDeallocations = placeDeallocations;
   if (lrOpt.getNumOccurrences())
     o.lr = lrOpt;
   if (weightDecayOpt.getNumOccurrences())

@@ -48,6 +48,13 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
                      "communicator into batched calls (muon-expand-step's "
                      "option; docs/schedule.md)"),
       llvm::cl::init(true)};
+  Option<bool> placeDeallocations{
+      *this, "place-deallocations",
+      llvm::cl::desc("Free each buffer after its last use "
+                     "(muon-place-deallocations); false: MLIR's "
+                     "ownership-based deallocation, which frees buffers at "
+                     "the end of their block (to compare)"),
+      llvm::cl::init(true)};
   Option<int64_t> maxPrefetchBytes{
       *this, "max-prefetch-bytes",
       llvm::cl::desc("Bound on the gathered matrices one rank holds at once; "

@@ -114,15 +114,10 @@ def MuonPlaceDeallocations
     other than `memref.alloc`, a buffer that leaves its block (returned, or
     yielded out of a loop), deallocations already present -- is handed
     whole to MLIR's `buffer-deallocation-pipeline`, which handles any
-    structure (the `fallback` statistic counts it).
+    structure.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect"];
-  let statistics = [
-    Statistic<"numPlaced", "placed", "Deallocations placed after a last use">,
-    Statistic<"numFallback", "fallback",
-              "Modules handed to the ownership-based pipeline">
-  ];
 }
 
 def MuonSCFToCFLastFirst

@@ -286,7 +286,6 @@ struct MuonPlaceDeallocations
                                     : WalkResult::interrupt();
                        }).wasInterrupted();
     if (!fits) {
-      ++numFallback;
       OpPassManager fallback(ModuleOp::getOperationName());
       buildFallback(fallback);
       if (failed(runPipeline(fallback, module)))
@@ -310,7 +309,6 @@ struct MuonPlaceDeallocations
                      .getBaseBuffer();
       memref::DeallocOp::create(b, loc, buffer);
     }
-    numPlaced += placements.size();
   }
 };
 

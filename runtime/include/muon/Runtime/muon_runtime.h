@@ -267,9 +267,15 @@ typedef struct {
   double ns_flops;     /* GEMM FLOPs of those, 2*m*n*k per product */
   int64_t collectives; /* collectives started */
   int64_t bytes_sent;  /* payload this rank contributed */
+  /* Buffers compiled steps allocate for themselves (the lowering calls
+   * _mlir_memref_to_llvm_alloc / _aligned_alloc / _free, which the runtime
+   * provides): bytes held now, and the most held at once. */
+  int64_t heap_bytes_live;
+  int64_t heap_bytes_peak;
 } muon_rt_counters;
 
 void muon_rt_get_counters(muon_rt_counters *out);
+/* Zeroes the counters; the heap peak restarts from the bytes held now. */
 void muon_rt_reset_counters(void);
 
 #ifdef __cplusplus

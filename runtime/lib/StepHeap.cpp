@@ -1,0 +1,66 @@
+//===- StepHeap.cpp - The heap of compiled steps, counted -----------------===//
+//
+// Compiled steps allocate their temporaries (gathered matrices, Newton-
+// Schulz results, staging buffers) through MLIR's generic allocation
+// functions, which the lowering calls instead of malloc/free and which the
+// runtime provides here. Each block carries a header with its size, so the
+// runtime knows the bytes a step holds at any time and the peak
+// (muon_rt_counters.heap_bytes_peak): the memory a schedule really needs,
+// measured, beside what the compiler estimates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "State.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+namespace {
+
+/// Stored just before the pointer handed out: what free needs.
+struct Header {
+  void *block;  ///< What malloc returned.
+  size_t bytes; ///< What the step asked for.
+};
+
+void *allocate(size_t alignment, size_t bytes) {
+  if (alignment < alignof(Header))
+    alignment = alignof(Header);
+  // Room for the header before an aligned address inside the block.
+  size_t extra = alignment + sizeof(Header);
+  void *block = std::malloc(bytes + extra);
+  if (!block)
+    muon_rt_fail("allocation", "out of memory for a step buffer");
+  uintptr_t start = reinterpret_cast<uintptr_t>(block) + sizeof(Header);
+  uintptr_t aligned = (start + alignment - 1) / alignment * alignment;
+  auto *header = reinterpret_cast<Header *>(aligned) - 1;
+  *header = Header{block, bytes};
+  muon_rt_counters &c = muon::rt::counters();
+  c.heap_bytes_live += static_cast<int64_t>(bytes);
+  if (c.heap_bytes_live > c.heap_bytes_peak)
+    c.heap_bytes_peak = c.heap_bytes_live;
+  return reinterpret_cast<void *>(aligned);
+}
+
+} // namespace
+
+extern "C" {
+
+void *_mlir_memref_to_llvm_alloc(size_t bytes) {
+  return allocate(alignof(std::max_align_t), bytes);
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
+  return allocate(alignment, bytes);
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) {
+  if (!ptr)
+    return;
+  Header *header = static_cast<Header *>(ptr) - 1;
+  muon::rt::counters().heap_bytes_live -= static_cast<int64_t>(header->bytes);
+  std::free(header->block);
+}
+
+} // extern "C"
