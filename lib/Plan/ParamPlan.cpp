@@ -167,26 +167,29 @@ std::string plan::whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
     return "rank " + std::to_string(rank) + " is outside the mesh (" +
            std::to_string(mesh.numRanks()) + " ranks)";
   std::vector<int64_t> coords = mesh.coords(rank);
+  // Built only for the message: ownerCandidates used to call this for
+  // every rank of the mesh and parameter.
+  auto at = [&](int a) {
+    return "rank " + std::to_string(rank) + " has coordinate " +
+           std::to_string(coords[a]) + " on mesh axis " + axisName(mesh, a);
+  };
   for (int a = 0; a < mesh.numAxes(); ++a) {
-    std::string at = "rank " + std::to_string(rank) + " has coordinate " +
-                     std::to_string(coords[a]) + " on mesh axis " +
-                     axisName(mesh, a);
     switch (plan.roles[a]) {
     case AxisRole::Whole:
       if (coords[a] != plan.fixed[a])
-        return at + ", but whole storage keeps the tensor at coordinate " +
+        return at(a) + ", but whole storage keeps the tensor at coordinate " +
                std::to_string(plan.fixed[a]);
       break;
     case AxisRole::Local:
       if (coords[a] != plan.fixed[a])
-        return at + ", but the parameter lives at coordinate " +
+        return at(a) + ", but the parameter lives at coordinate " +
                std::to_string(plan.fixed[a]);
       break;
     case AxisRole::Independent:
       if (coords[a] != 0)
-        return at + ", which splits a batch dim (every coordinate "
-                    "orthogonalises its own slice); name the owner by its "
-                    "coordinate-0 representative";
+        return at(a) + ", which splits a batch dim (every coordinate "
+                       "orthogonalises its own slice); name the owner by its "
+                       "coordinate-0 representative";
       break;
     default:
       break;
@@ -195,30 +198,66 @@ std::string plan::whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
   return "";
 }
 
+/// The ranks whose coordinate on each axis a lies in [lo[a], hi[a]), in
+/// increasing order (row-major over the axes, as ranks are numbered).
+static std::vector<int64_t> ranksIn(const layout::Mesh &mesh,
+                                    const std::vector<int64_t> &lo,
+                                    const std::vector<int64_t> &hi) {
+  std::vector<int64_t> result;
+  std::vector<int64_t> c = lo;
+  int n = mesh.numAxes();
+  for (int a = 0; a < n; ++a)
+    if (lo[a] >= hi[a])
+      return result;
+  while (true) {
+    result.push_back(mesh.rank(c));
+    int a = n - 1;
+    while (a >= 0 && ++c[a] == hi[a]) {
+      c[a] = lo[a];
+      --a;
+    }
+    if (a < 0)
+      return result;
+  }
+}
+
 std::vector<int64_t> plan::ownerCandidates(const ParamPlan &plan,
                                            const layout::Mesh &mesh) {
-  std::vector<int64_t> result;
-  for (int64_t r = 0; r < mesh.numRanks(); ++r)
-    if (whyNotOwner(plan, mesh, r).empty())
-      result.push_back(r);
-  return result;
+  // The ranks whyNotOwner accepts, enumerated instead of filtered: each
+  // axis is free, or fixed at the coordinate its role names.
+  std::vector<int64_t> lo(mesh.numAxes(), 0), hi = mesh.sizes;
+  for (int a = 0; a < mesh.numAxes(); ++a) {
+    switch (plan.roles[a]) {
+    case AxisRole::Whole:
+    case AxisRole::Local:
+      lo[a] = plan.fixed[a];
+      hi[a] = plan.fixed[a] < 0 ? lo[a]
+                                : std::min(plan.fixed[a] + 1, mesh.sizes[a]);
+      break;
+    case AxisRole::Independent:
+      hi[a] = std::min<int64_t>(1, mesh.sizes[a]);
+      break;
+    default:
+      break;
+    }
+  }
+  return ranksIn(mesh, lo, hi);
 }
 
 std::vector<int64_t> plan::ownerRanks(const ParamPlan &plan,
                                       const layout::Mesh &mesh,
                                       int64_t owner) {
-  std::vector<int64_t> result;
-  std::vector<int64_t> ownerCoords = mesh.coords(owner);
-  for (int64_t r = 0; r < mesh.numRanks(); ++r) {
-    std::vector<int64_t> c = mesh.coords(r);
-    bool same = true;
-    for (int a = 0; a < mesh.numAxes(); ++a)
-      if (plan.roles[a] != AxisRole::Independent && c[a] != ownerCoords[a])
-        same = false;
-    if (same)
-      result.push_back(r);
+  // The owner's coordinates, every coordinate along independent axes.
+  std::vector<int64_t> lo = mesh.coords(owner), hi = lo;
+  for (int a = 0; a < mesh.numAxes(); ++a) {
+    if (plan.roles[a] == AxisRole::Independent) {
+      lo[a] = 0;
+      hi[a] = mesh.sizes[a];
+    } else {
+      hi[a] = lo[a] + 1;
+    }
   }
-  return result;
+  return ranksIn(mesh, lo, hi);
 }
 
 double plan::nsFlops(int64_t m, int64_t n, int64_t steps) {
