@@ -13,18 +13,11 @@ using namespace muon;
 
 static constexpr llvm::StringLiteral kTablePrefix = "__muon_table_";
 
-static std::string keyOf(Attribute values) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  values.print(os);
-  return key;
-}
-
 RuntimeCalls::RuntimeCalls(ModuleOp module) : module(module) {
   for (auto g : module.getOps<memref::GlobalOp>())
     if (g.getConstant() && g.getSymName().starts_with(kTablePrefix) &&
         g.getInitialValue())
-      globals[keyOf(*g.getInitialValue())] = g.getSymName().str();
+      globals[*g.getInitialValue()] = g.getSymName().str();
 }
 
 namespace {
@@ -124,11 +117,10 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
 
 Value RuntimeCalls::table(OpBuilder &b, Location loc,
                           DenseElementsAttr values) {
-  std::string key = keyOf(values);
   auto type = cast<MemRefType>(
       MemRefType::get(values.getType().getShape(),
                       values.getType().getElementType()));
-  auto it = globals.find(key);
+  auto it = globals.find(values);
   std::string sym;
   if (it != globals.end()) {
     sym = it->second;
@@ -141,7 +133,7 @@ Value RuntimeCalls::table(OpBuilder &b, Location loc,
     memref::GlobalOp::create(mb, module.getLoc(), sym,
                              mb.getStringAttr("private"), type, values,
                              /*constant=*/true, /*alignment=*/nullptr);
-    globals[key] = sym;
+    globals[values] = sym;
   }
   Value g = memref::GetGlobalOp::create(b, loc, type, sym);
   auto dyn = MemRefType::get({ShapedType::kDynamic}, type.getElementType());

@@ -15,7 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-#include <map>
+#include "llvm/ADT/DenseMap.h"
 
 namespace muon {
 
@@ -84,7 +84,9 @@ private:
                     mlir::DenseElementsAttr values);
 
   mlir::ModuleOp module;
-  std::map<std::string, std::string> globals; // printed value -> symbol
+  // Attributes are uniqued: equal tables are the same attribute (printing
+  // each table to compare them cost a second on a 70B step at 512 ranks).
+  llvm::DenseMap<mlir::Attribute, std::string> globals; // value -> symbol
   int64_t nextTable = 0;
   bool conflict = false;
 };

@@ -162,18 +162,22 @@ LogicalResult checkArgumentMeshes(func::FuncOp f) {
 SmallVector<std::pair<unsigned, SmallVector<int64_t>>>
 argumentShapeTables(func::FuncOp f) {
   SmallVector<std::pair<unsigned, SmallVector<int64_t>>> tables;
+  DenseMap<Type, SmallVector<int64_t>> byType;
   for (BlockArgument arg : f.getArguments()) {
     auto dt = dyn_cast<DistTensorType>(arg.getType());
     if (!dt)
       continue;
-    MeshOp mesh = lookupMesh(f, dt.getMesh());
-    layout::Mesh lm = toLayoutMesh(mesh);
-    SmallVector<int64_t> table;
-    for (int64_t r = 0; r < lm.numRanks(); ++r) {
-      layout::LocalShard s = localShardOf(dt, f, lm.coords(r));
-      table.append(s.shape.begin(), s.shape.end());
+    // Parameters, gradients and momenta share a few types: one table per
+    // type, each a local shard per rank.
+    auto [it, fresh] = byType.try_emplace(dt);
+    if (fresh) {
+      layout::Mesh lm = toLayoutMesh(lookupMesh(f, dt.getMesh()));
+      for (int64_t r = 0; r < lm.numRanks(); ++r) {
+        layout::LocalShard s = localShardOf(dt, f, lm.coords(r));
+        it->second.append(s.shape.begin(), s.shape.end());
+      }
     }
-    tables.push_back({arg.getArgNumber(), table});
+    tables.push_back({arg.getArgNumber(), it->second});
   }
   return tables;
 }

@@ -2,6 +2,8 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
+#include <numeric>
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -219,7 +221,25 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
                                              ArrayRef<int64_t> ranks) {
   std::vector<int64_t> global = toVector(shape);
   SmallVector<int64_t> local;
+  // Only the coordinates on axes that split the tensor decide a local
+  // shape: ranks that agree on them are computed once.
+  std::vector<int> splitting;
+  for (int a = 0; a < mesh.numAxes(); ++a)
+    if (l.placements[a].kind == layout::PlacementKind::Shard ||
+        llvm::is_contained(l.storage.axes(), a))
+      splitting.push_back(a);
+  // Ranks are row-major over the axes: the coordinate on axis a is
+  // (r / stride[a]) % size[a]; the key numbers the splitting coordinates.
+  std::vector<int64_t> stride(mesh.numAxes(), 1);
+  for (int a = mesh.numAxes() - 2; a >= 0; --a)
+    stride[a] = stride[a + 1] * mesh.sizes[a + 1];
+  llvm::DenseSet<int64_t> seen;
   for (auto [k, r] : llvm::enumerate(ranks)) {
+    int64_t key = 0;
+    for (int a : splitting)
+      key = key * mesh.sizes[a] + (r / stride[a]) % mesh.sizes[a];
+    if (!seen.insert(key).second)
+      continue;
     layout::LocalShard s = layout::localShard(global, l, mesh, mesh.coords(r));
     if (k == 0) {
       local.assign(s.shape.begin(), s.shape.end());
@@ -235,29 +255,32 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
 RankedTensorType muon::dist::localTensorType(DistTensorType type,
                                              Operation *from) {
   MeshOp mesh = lookupMesh(from, type.getMesh());
+  // Cached per type and mesh (the attributes are uniqued, so equal meshes
+  // share entries); flat storage also reads its dist.flat_group, so it is
+  // computed each time.
+  StorageAttr storage = type.getLayout().getStorage();
+  bool cacheable = !storage || !storage.getGroup();
+  auto *dialect = type.getContext()->getLoadedDialect<DistDialect>();
+  std::pair<Type, Attribute> key{type, mesh->getAttrDictionary()};
+  if (cacheable) {
+    llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
+    auto it = dialect->localTypes.find(key);
+    if (it != dialect->localTypes.end())
+      return it->second;
+  }
   layout::Mesh m = toLayoutMesh(mesh);
   layout::Layout l = mustConvert(type, mesh, from);
-  // A rank's local shape depends only on its coordinates on the axes that
-  // split the tensor (shard placements and storage): one representative per
-  // combination of those coordinates stands for every rank, so the cost
-  // grows with the splitting axes, not with the mesh.
-  std::vector<int> splitting;
-  for (int a = 0; a < m.numAxes(); ++a)
-    if (l.placements[a].kind == layout::PlacementKind::Shard ||
-        llvm::is_contained(l.storage.axes(), a))
-      splitting.push_back(a);
-  SmallVector<int64_t> representatives;
-  std::vector<int64_t> coords(m.numAxes(), 0);
-  while (true) {
-    representatives.push_back(m.rank(coords));
-    size_t k = splitting.size();
-    while (k > 0 && ++coords[splitting[k - 1]] == m.sizes[splitting[k - 1]])
-      coords[splitting[--k]] = 0;
-    if (k == 0)
-      break;
+  // Every rank of the mesh (the overload computes one per combination of
+  // coordinates on the splitting axes).
+  SmallVector<int64_t> all(m.numRanks());
+  std::iota(all.begin(), all.end(), 0);
+  RankedTensorType local =
+      localTensorType(type.getShape(), type.getElementType(), l, m, all);
+  if (cacheable) {
+    llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
+    dialect->localTypes[key] = local;
   }
-  return localTensorType(type.getShape(), type.getElementType(), l, m,
-                         representatives);
+  return local;
 }
 
 int64_t muon::dist::rankQueryValue(Operation *op, MeshOp mesh, int64_t rank) {

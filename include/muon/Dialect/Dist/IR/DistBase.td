@@ -40,6 +40,13 @@ def Dist_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();
+
+    /// localTensorType's results, per (type, mesh attributes): every verifier
+    /// and pass asks for them again, and each costs a local shard per
+    /// representative rank. Lives and dies with the context.
+    ::llvm::DenseMap<std::pair<::mlir::Type, ::mlir::Attribute>,
+                     ::mlir::RankedTensorType> localTypes;
+    ::llvm::sys::SmartMutex<true> localTypesMutex;
   }];
 }
 

@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Mutex.h"
 
 #include "muon/Dialect/Dist/IR/DistDialect.h.inc"
 #include "muon/Dialect/Dist/IR/DistEnums.h.inc"
