@@ -2,7 +2,6 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
-#include <numeric>
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -214,6 +213,18 @@ layout::LocalShard muon::dist::localShardOf(DistTensorType type,
                             toLayoutMesh(mesh), toVector(coords));
 }
 
+/// The mesh axes that split a tensor of layout `l` (shard placements and
+/// storage): only a rank's coordinates on these decide its local shape.
+static std::vector<int> splittingAxes(const layout::Layout &l,
+                                      const layout::Mesh &mesh) {
+  std::vector<int> axes;
+  for (int a = 0; a < mesh.numAxes(); ++a)
+    if (l.placements[a].kind == layout::PlacementKind::Shard ||
+        llvm::is_contained(l.storage.axes(), a))
+      axes.push_back(a);
+  return axes;
+}
+
 RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
                                              Type elementType,
                                              const layout::Layout &l,
@@ -223,11 +234,7 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   SmallVector<int64_t> local;
   // Only the coordinates on axes that split the tensor decide a local
   // shape: ranks that agree on them are computed once.
-  std::vector<int> splitting;
-  for (int a = 0; a < mesh.numAxes(); ++a)
-    if (l.placements[a].kind == layout::PlacementKind::Shard ||
-        llvm::is_contained(l.storage.axes(), a))
-      splitting.push_back(a);
+  std::vector<int> splitting = splittingAxes(l, mesh);
   // Ranks are row-major over the axes: the coordinate on axis a is
   // (r / stride[a]) % size[a]; the key numbers the splitting coordinates.
   std::vector<int64_t> stride(mesh.numAxes(), 1);
@@ -270,12 +277,24 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   }
   layout::Mesh m = toLayoutMesh(mesh);
   layout::Layout l = mustConvert(type, mesh, from);
-  // Every rank of the mesh (the overload computes one per combination of
-  // coordinates on the splitting axes).
-  SmallVector<int64_t> all(m.numRanks());
-  std::iota(all.begin(), all.end(), 0);
-  RankedTensorType local =
-      localTensorType(type.getShape(), type.getElementType(), l, m, all);
+  // A rank's local shape depends only on its coordinates on the axes that
+  // split the tensor (shard placements and storage): one representative per
+  // combination of those coordinates stands for every rank, so the cost
+  // grows with the splitting axes, not with the mesh (a mesh may have 2^31
+  // ranks).
+  std::vector<int> splitting = splittingAxes(l, m);
+  SmallVector<int64_t> representatives;
+  std::vector<int64_t> coords(m.numAxes(), 0);
+  while (true) {
+    representatives.push_back(m.rank(coords));
+    size_t k = splitting.size();
+    while (k > 0 && ++coords[splitting[k - 1]] == m.sizes[splitting[k - 1]])
+      coords[splitting[--k]] = 0;
+    if (k == 0)
+      break;
+  }
+  RankedTensorType local = localTensorType(
+      type.getShape(), type.getElementType(), l, m, representatives);
   if (cacheable) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     dialect->localTypes[key] = local;
