@@ -11,8 +11,9 @@ the entry returning the step's results) it prints wall seconds, peak RSS
 and the size of the LLVM-dialect output, then the exponents of a
 least-squares fit of log(time) on log(matrices) (per layout and rank
 count) and on log(ranks) (per model and layout): 1.0 is linear growth.
---baseline runs a second muon-opt on the same inputs and prints the ratio
-(baseline / this), e.g. a build of an older commit. --timing adds the three
+--baseline runs a second muon-opt on the same inputs and prints its seconds,
+peak MB and the ratio (baseline / this), and its exponents beside ours,
+e.g. a build of an older commit. --timing adds the three
 slowest passes of each run (--mlir-timing). --quick: 8B and 70B on 8, 64
 and 512 ranks.
 """
@@ -77,7 +78,8 @@ def main():
     tmp = tempfile.mkdtemp()
     rows = []
     print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'s':>8} {'MB':>7} "
-          f"{'out_MB':>7}" + (f" {'base/this':>9}" if args.baseline else ""))
+          f"{'out_MB':>7}" + (f" {'base_s':>8} {'base_MB':>7} {'base/this':>9}"
+                              if args.baseline else ""))
     for model in models:
         for r in ranks:
             for layout in layouts:
@@ -92,25 +94,32 @@ def main():
                 s, mb, size, slow = measure(args.opt, step, out, args.timing)
                 line = (f"{model:>5} {r:>5} {layout:>8} {s:8.2f} {mb:7.0f} "
                         f"{size / 2**20:7.1f}")
+                b = None
                 if args.baseline:
-                    b, _, _, _ = measure(args.baseline, step, out, False)
-                    line += f" {b / s:8.2f}x"
+                    b, bmb, _, _ = measure(args.baseline, step, out, False)
+                    line += f" {b:8.2f} {bmb:7.0f} {b / s:8.2f}x"
                 print(line, flush=True)
                 for t, name in slow:
                     print(f"{'':22} {t:8.2f}  {name}")
-                rows.append((model, r, layout, s))
-    print("\nfitted exponents of time (1.0 = linear)")
+                rows.append((model, r, layout, s, b))
+    # Column 3 is this muon-opt's time, column 4 the baseline's.
+    columns = [(3, "this")] + ([(4, "baseline")] if args.baseline else [])
+    print("\nfitted exponents of time (1.0 = linear)" +
+          ("; this, then the baseline" if args.baseline else ""))
     for layout in layouts:
         for r in ranks:
-            pts = [(MATRICES[m], s) for m, rr, l, s in rows
-                   if rr == r and l == layout]
-            print(f"  matrices, {layout:>8} on {r:>4} ranks: "
-                  f"{slope(pts):5.2f}")
+            fits = [slope([(MATRICES[row[0]], row[c]) for row in rows
+                           if row[1] == r and row[2] == layout])
+                    for c, _ in columns]
+            print(f"  matrices, {layout:>8} on {r:>4} ranks: " +
+                  " ".join(f"{f:5.2f}" for f in fits))
     for model in models:
         for layout in layouts:
-            pts = [(rr, s) for m, rr, l, s in rows
-                   if m == model and l == layout]
-            print(f"  ranks,    {layout:>8} {model:>4}: {slope(pts):5.2f}")
+            fits = [slope([(row[1], row[c]) for row in rows
+                           if row[0] == model and row[2] == layout])
+                    for c, _ in columns]
+            print(f"  ranks,    {layout:>8} {model:>4}: " +
+                  " ".join(f"{f:5.2f}" for f in fits))
     return 0
 
 

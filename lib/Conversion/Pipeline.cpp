@@ -73,6 +73,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
+  pm.addNestedPass<func::FuncOp>(createMuonSplitEntryBlock());
   // Buffers through the runtime's allocation functions, which count the
   // bytes a step holds (muon_rt_counters.heap_bytes_peak).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;

@@ -136,4 +136,20 @@ def MuonSCFToCFLastFirst
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
+def MuonSplitEntryBlock
+    : Pass<"muon-split-entry-block", "mlir::func::FuncOp"> {
+  let summary = "Move a function's body out of its entry block (linear "
+                "signature conversion to LLVM)";
+  let description = [{
+    The entry block becomes a branch to a new block holding what it held.
+    `convert-func-to-llvm` inserts a cast per argument at the top of the
+    entry block and asks for the order of its ops between insertions,
+    renumbering the block each time: with thousands of arguments and the
+    whole step in that block, the conversion was quadratic. Run after the
+    SCF lowering, before the conversion to LLVM; LLVM merges the blocks
+    back.
+  }];
+  let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
 #endif // MUON_CONVERSION_PASSES_TD
