@@ -10,7 +10,9 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,8 +79,8 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
   std::string error;
-  std::unique_ptr<CompiledEntry> compiled = CompiledEntry::create(
-      module, name, options.optLevel, error, "", libs);
+  std::unique_ptr<CompiledEntry> compiled =
+      CompiledEntry::create(module, name, options.optLevel, error, "", libs);
   if (!compiled) {
     report(errorCallback, userData, error);
     return {nullptr};
@@ -120,8 +122,55 @@ const int64_t *muonExecutableRoleTable(MuonExecutable e, intptr_t *size) {
   return unwrapExe(e)->roles;
 }
 
-MlirLogicalResult muonExecutableInvoke(MuonExecutable e,
-                                       intptr_t numArguments,
+/// The first overlap between an out-buffer (index >= numArgs) and any
+/// other buffer, as a message, or none. Arguments may overlap each other
+/// (they are only read).
+static std::optional<std::string>
+overlappingResult(const std::vector<BufferView> &buffers, int64_t numArgs) {
+  struct Span {
+    const char *begin, *end;
+    int64_t index;
+  };
+  std::vector<Span> spans;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].scalar)
+      continue;
+    int64_t n = 1;
+    for (int64_t d : buffers[i].shape)
+      n *= d;
+    const char *begin = reinterpret_cast<const char *>(buffers[i].data);
+    if (n > 0)
+      spans.push_back(
+          {begin, begin + n * sizeof(float), static_cast<int64_t>(i)});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.index < b.index;
+  });
+  // The furthest-reaching span so far, and the furthest-reaching result.
+  const Span *any = nullptr, *result = nullptr;
+  for (const Span &s : spans) {
+    bool isResult = s.index >= numArgs;
+    const Span *other = isResult ? any : result;
+    if (other && other->end > s.begin) {
+      int64_t a = std::min(s.index, other->index);
+      int64_t b = std::max(s.index, other->index);
+      // Name a result first; two results in index order.
+      int64_t r = a >= numArgs ? a : b, o = a >= numArgs ? b : a;
+      return "result buffer #" + std::to_string(r - numArgs) + " overlaps " +
+             (o < numArgs ? "argument #" + std::to_string(o)
+                          : "result buffer #" + std::to_string(o - numArgs)) +
+             ": out-buffers must be memory of their own (the step writes "
+             "them while it reads its arguments)";
+    }
+    if (!any || s.end > any->end)
+      any = &s;
+    if (isResult && (!result || s.end > result->end))
+      result = &s;
+  }
+  return std::nullopt;
+}
+
+MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                                        const MuonArgument *arguments,
                                        MlirStringCallback errorCallback,
                                        void *userData) {
@@ -153,32 +202,12 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e,
   }
   // The step writes results into the out-buffers while it still reads
   // its arguments: a result sharing memory with any other buffer would
-  // read back what it wrote.
-  int64_t numArgs = exe->roles[1];
-  auto extent = [&](intptr_t i) {
-    int64_t n = 1;
-    for (int64_t d : buffers[i].shape)
-      n *= d;
-    const char *begin = reinterpret_cast<const char *>(buffers[i].data);
-    return std::make_pair(begin, begin + n * sizeof(float));
-  };
-  for (intptr_t r = numArgs; r < numArguments; ++r) {
-    auto [rb, re] = extent(r);
-    for (intptr_t i = 0; i < numArguments && rb != re; ++i) {
-      if (i == r || buffers[i].scalar)
-        continue;
-      auto [ib, ie] = extent(i);
-      if (ib < re && rb < ie) {
-        report(errorCallback, userData,
-               "result buffer #" + std::to_string(r - numArgs) +
-                   " overlaps " +
-                   (i < numArgs ? "argument" : "result buffer") + " #" +
-                   std::to_string(i < numArgs ? i : i - numArgs) +
-                   ": out-buffers must be memory of their own (the step "
-                   "writes them while it reads its arguments)");
-        return mlirLogicalResultFailure();
-      }
-    }
+  // read back what it wrote. Checked on every call, so by one sweep over
+  // the buffers sorted by address rather than by comparing every pair.
+  if (std::optional<std::string> overlap =
+          overlappingResult(buffers, exe->roles[1])) {
+    report(errorCallback, userData, *overlap);
+    return mlirLogicalResultFailure();
   }
   exe->entry->invoke(buffers);
   return mlirLogicalResultSuccess();

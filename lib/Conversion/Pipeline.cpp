@@ -59,6 +59,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
+  // A result allocated with a static shape is written straight into its
+  // out-buffer, not copied there at the end (the out-buffers must then not
+  // overlap the arguments; the C API checks).
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // Every buffer freed after its last use (MLIR's pipeline where the code

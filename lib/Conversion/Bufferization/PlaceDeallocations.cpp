@@ -45,6 +45,11 @@ struct Placement {
 
 class Lifetimes {
 public:
+  explicit Lifetimes(MLIRContext *ctx)
+      : batchBegin(
+            muon::runtimeSignature(ctx, muon::RuntimeFn::muon_rt_batch_begin)
+                .name) {}
+
   /// Computes a placement for every buffer of `func`; false when the
   /// function has a structure the rules below do not cover.
   bool analyse(func::FuncOp func, SmallVectorImpl<Placement> &out);
@@ -57,7 +62,16 @@ private:
   /// The buffers of the branches that `scf.if` result `v` owns.
   void constituents(Value v, SmallVectorImpl<Value> &out);
   bool place(Placement root, SmallVectorImpl<Placement> &out);
+  /// Whether `v` is a batch handle (`muon_rt_batch_begin`'s result): a call
+  /// that takes a buffer and a handle registers the buffer in the batch,
+  /// which moves it when the batch ends, so the handle's uses belong to the
+  /// buffer.
+  bool isBatchHandle(Value v) const {
+    auto call = v.getDefiningOp<func::CallOp>();
+    return call && call.getCallee() == batchBegin;
+  }
 
+  StringRef batchBegin;
   DenseMap<Value, bool> fresh;
   DenseSet<Value> isConstituent;
 };
@@ -116,17 +130,6 @@ void Lifetimes::constituents(Value v, SmallVectorImpl<Value> &out) {
   }
 }
 
-/// Whether `v` is a batch handle (`muon_rt_batch_begin`'s result): a call
-/// that takes a buffer and a handle registers the buffer in the batch, which
-/// moves it when the batch ends, so the handle's uses belong to the buffer.
-bool isBatchHandle(Value v) {
-  auto call = v.getDefiningOp<func::CallOp>();
-  return call && call.getCallee() ==
-                     muon::runtimeSignature(v.getContext(),
-                                            muon::RuntimeFn::muon_rt_batch_begin)
-                         .name;
-}
-
 bool Lifetimes::place(Placement placement, SmallVectorImpl<Placement> &out) {
   Value root = placement.buffer;
   Block *scope = root.getParentBlock();
@@ -180,9 +183,8 @@ bool Lifetimes::analyse(func::FuncOp func, SmallVectorImpl<Placement> &out) {
       buffers.push_back({op->getResult(0), nullptr});
       return WalkResult::advance();
     }
-    bool memrefResult = llvm::any_of(op->getResultTypes(), [](Type t) {
-      return isa<BaseMemRefType>(t);
-    });
+    bool memrefResult = llvm::any_of(
+        op->getResultTypes(), [](Type t) { return isa<BaseMemRefType>(t); });
     if (!memrefResult)
       return WalkResult::advance();
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
@@ -197,10 +199,9 @@ bool Lifetimes::analyse(func::FuncOp func, SmallVectorImpl<Placement> &out) {
         bool thenOwns = yieldsOwn(ifOp.getThenRegion(), i);
         bool elseOwns = yieldsOwn(ifOp.getElseRegion(), i);
         if (thenOwns || elseOwns)
-          buffers.push_back({r, nullptr,
-                             thenOwns && elseOwns ? Value()
-                                                  : ifOp.getCondition(),
-                             !thenOwns});
+          buffers.push_back(
+              {r, nullptr, thenOwns && elseOwns ? Value() : ifOp.getCondition(),
+               !thenOwns});
       }
       return WalkResult::advance();
     }
@@ -269,22 +270,17 @@ struct MuonPlaceDeallocations
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Placement> placements;
-    bool fits = true;
-    for (auto func : module.getOps<func::FuncOp>()) {
+    // Functions of nested modules are left to the upstream pipeline too.
+    auto visit = [&](func::FuncOp func) {
+      if (func->getParentOp() != module)
+        return WalkResult::interrupt();
       if (func.isExternal())
-        continue;
+        return WalkResult::skip();
       splitSharedPlaceholders(func);
-      if (!Lifetimes().analyse(func, placements)) {
-        fits = false;
-        break;
-      }
-    }
-    // Functions nested deeper (in nested modules) are not walked above.
-    fits = fits && !module.walk([&](func::FuncOp func) {
-                         return func->getParentOp() == module
-                                    ? WalkResult::advance()
-                                    : WalkResult::interrupt();
-                       }).wasInterrupted();
+      bool fits = Lifetimes(&getContext()).analyse(func, placements);
+      return fits ? WalkResult::skip() : WalkResult::interrupt();
+    };
+    bool fits = !module.walk<WalkOrder::PreOrder>(visit).wasInterrupted();
     if (!fits) {
       OpPassManager fallback(ModuleOp::getOperationName());
       buildFallback(fallback);

@@ -38,9 +38,9 @@ struct MuonSCFToCFLastFirst
 
   void runOnOperation() override {
     ConversionTarget target(getContext());
-    target.addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp,
-                        scf::IndexSwitchOp, scf::ParallelOp, scf::WhileOp,
-                        scf::ExecuteRegionOp>();
+    target
+        .addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp, scf::IndexSwitchOp,
+                      scf::ParallelOp, scf::WhileOp, scf::ExecuteRegionOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 
     // The SCF ops directly in the function's blocks, last first; ops nested
