@@ -71,6 +71,28 @@ int64_t Mesh::groupSize(const std::vector<int> &axes) const {
   return n;
 }
 
+std::vector<int64_t> Mesh::ranksIn(const std::vector<int64_t> &lo,
+                                   const std::vector<int64_t> &hi) const {
+  std::vector<int64_t> result;
+  int n = static_cast<int>(sizes.size());
+  for (int a = 0; a < n; ++a)
+    if (lo[a] >= hi[a])
+      return result;
+  // An odometer over the box, last axis fastest (row-major, as ranks are
+  // numbered).
+  std::vector<int64_t> c = lo;
+  while (true) {
+    result.push_back(rank(c));
+    int a = n - 1;
+    while (a >= 0 && ++c[a] == hi[a]) {
+      c[a] = lo[a];
+      --a;
+    }
+    if (a < 0)
+      return result;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Placements and storage
 //===----------------------------------------------------------------------===//

@@ -198,29 +198,6 @@ std::string plan::whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
   return "";
 }
 
-/// The ranks whose coordinate on each axis a lies in [lo[a], hi[a]), in
-/// increasing order (row-major over the axes, as ranks are numbered).
-static std::vector<int64_t> ranksIn(const layout::Mesh &mesh,
-                                    const std::vector<int64_t> &lo,
-                                    const std::vector<int64_t> &hi) {
-  std::vector<int64_t> result;
-  std::vector<int64_t> c = lo;
-  int n = mesh.numAxes();
-  for (int a = 0; a < n; ++a)
-    if (lo[a] >= hi[a])
-      return result;
-  while (true) {
-    result.push_back(mesh.rank(c));
-    int a = n - 1;
-    while (a >= 0 && ++c[a] == hi[a]) {
-      c[a] = lo[a];
-      --a;
-    }
-    if (a < 0)
-      return result;
-  }
-}
-
 std::vector<int64_t> plan::ownerCandidates(const ParamPlan &plan,
                                            const layout::Mesh &mesh) {
   // The ranks whyNotOwner accepts, enumerated instead of filtered: each
@@ -241,7 +218,7 @@ std::vector<int64_t> plan::ownerCandidates(const ParamPlan &plan,
       break;
     }
   }
-  return ranksIn(mesh, lo, hi);
+  return mesh.ranksIn(lo, hi);
 }
 
 std::vector<int64_t> plan::ownerRanks(const ParamPlan &plan,
@@ -257,7 +234,7 @@ std::vector<int64_t> plan::ownerRanks(const ParamPlan &plan,
       hi[a] = lo[a] + 1;
     }
   }
-  return ranksIn(mesh, lo, hi);
+  return mesh.ranksIn(lo, hi);
 }
 
 double plan::nsFlops(int64_t m, int64_t n, int64_t steps) {

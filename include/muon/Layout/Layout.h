@@ -50,6 +50,10 @@ struct Mesh {
   int64_t rank(const std::vector<int64_t> &coords) const;
   /// Number of ranks in the sub-mesh spanned by `axes`.
   int64_t groupSize(const std::vector<int> &axes) const;
+  /// The ranks whose coordinate on every axis a lies in [lo[a], hi[a]), in
+  /// increasing order; cost proportional to their number, not the mesh's.
+  std::vector<int64_t> ranksIn(const std::vector<int64_t> &lo,
+                               const std::vector<int64_t> &hi) const;
 };
 
 enum class PlacementKind { Shard, Replicate, Partial, Reduced };

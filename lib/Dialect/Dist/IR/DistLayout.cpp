@@ -282,17 +282,10 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   // combination of those coordinates stands for every rank, so the cost
   // grows with the splitting axes, not with the mesh (a mesh may have 2^31
   // ranks).
-  std::vector<int> splitting = splittingAxes(l, m);
-  SmallVector<int64_t> representatives;
-  std::vector<int64_t> coords(m.numAxes(), 0);
-  while (true) {
-    representatives.push_back(m.rank(coords));
-    size_t k = splitting.size();
-    while (k > 0 && ++coords[splitting[k - 1]] == m.sizes[splitting[k - 1]])
-      coords[splitting[--k]] = 0;
-    if (k == 0)
-      break;
-  }
+  std::vector<int64_t> lo(m.numAxes(), 0), hi(m.numAxes(), 1);
+  for (int a : splittingAxes(l, m))
+    hi[a] = m.sizes[a];
+  std::vector<int64_t> representatives = m.ranksIn(lo, hi);
   RankedTensorType local = localTensorType(
       type.getShape(), type.getElementType(), l, m, representatives);
   if (cacheable) {
