@@ -20,8 +20,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -121,12 +121,9 @@ CudaLibrary &library() {
 
 } // namespace
 
-extern "C" void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *xm,
-                                                        muon_rt_memref *outm,
-                                                        int64_t steps,
-                                                        muon_rt_f64_array *c,
-                                                        double eps,
-                                                        int64_t precision) {
+extern "C" void _mlir_ciface_muon_rt_newton_schulz_cuda(
+    muon_rt_memref *xm, muon_rt_memref *outm, int64_t steps,
+    muon_rt_f64_array *c, double eps, int64_t precision) {
   NsCall call = readNsCall(xm, outm, steps, c, kOp);
   if (precision != 0 && precision != 1)
     fatal(kOp, kComm,

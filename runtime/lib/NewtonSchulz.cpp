@@ -67,8 +67,8 @@ void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
   std::vector<float> xr(x);
   roundAll(xr);
   progressRequests();
-  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f, xr.data(),
-              q, 0.0f, a.data(), p);
+  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f, xr.data(), q,
+              0.0f, a.data(), p);
   mirrorUpper(a.data(), p);
   std::vector<float> ar(a);
   roundAll(ar);
@@ -89,8 +89,8 @@ void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
 
 /// Orthogonalises the m x n matrix `g` into `out` (which may be `g`).
 void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
-                   int64_t steps, const std::vector<double> &coeffs,
-                   double eps, bool bf16) {
+                   int64_t steps, const std::vector<double> &coeffs, double eps,
+                   bool bf16) {
   bool transposed = m > n;
   int64_t p = transposed ? n : m, q = transposed ? m : n;
   std::vector<float> x(p * q), y(p * q), a(p * p), b(p * p);
@@ -188,12 +188,10 @@ void muon::rt::countNsMatrices(int64_t count, int64_t m, int64_t n,
                 (4.0 * p * p * q + 2.0 * p * p * p);
 }
 
-extern "C" void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm,
-                                                   muon_rt_memref *outm,
-                                                   int64_t steps,
-                                                   muon_rt_f64_array *c,
-                                                   double eps,
-                                                   int64_t precision) {
+extern "C" void
+_mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *xm, muon_rt_memref *outm,
+                                   int64_t steps, muon_rt_f64_array *c,
+                                   double eps, int64_t precision) {
   if (precision != MUON_RT_NS_FP32 && precision != MUON_RT_NS_BF16)
     fatal("newton_schulz", "",
           "unknown precision " + std::to_string(precision) +

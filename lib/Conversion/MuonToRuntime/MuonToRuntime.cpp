@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/MuonToRuntime/MuonToRuntime.h"
-#include "muon/Runtime/muon_runtime.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Runtime/muon_runtime.h"
 #include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -30,7 +30,10 @@ namespace {
 
 /// Operand precisions of the Newton-Schulz entry points (muon_runtime.h;
 /// the GPU library, muon_runtime_cuda.h, numbers them the same).
-enum NsPrecision : int64_t { NsFp32 = MUON_RT_NS_FP32, NsBf16 = MUON_RT_NS_BF16 };
+enum NsPrecision : int64_t {
+  NsFp32 = MUON_RT_NS_FP32,
+  NsBf16 = MUON_RT_NS_BF16
+};
 
 /// Newton-Schulz of the operand into a fresh buffer by the runtime function
 /// `fn`: (x, out, steps, coeffs, eps, operand precision).
@@ -59,9 +62,9 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
         UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0), src);
     Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
     Value eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
-    SmallVector<Value> args = {
-        srcUnranked, unranked, RuntimeCalls::i64(rewriter, loc, op.getSteps()),
-        coeffs, eps};
+    SmallVector<Value> args = {srcUnranked, unranked,
+                               RuntimeCalls::i64(rewriter, loc, op.getSteps()),
+                               coeffs, eps};
     args.push_back(RuntimeCalls::i64(
         rewriter, loc, op.getComputeType().isBF16() ? NsBf16 : NsFp32));
     rt.call(rewriter, loc, fn, args);

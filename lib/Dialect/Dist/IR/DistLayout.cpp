@@ -2,7 +2,6 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
-
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 

@@ -220,8 +220,8 @@ void muon_rt_wait(int64_t request);
  * Counts one call, one matrix per batch entry and its FLOPs in this rank's
  * counters. */
 enum { MUON_RT_NS_FP32 = 0, MUON_RT_NS_BF16 = 1 };
-void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x,
-                                        muon_rt_memref *out, int64_t steps,
+void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, muon_rt_memref *out,
+                                        int64_t steps,
                                         muon_rt_f64_array *coeffs, double eps,
                                         int64_t precision);
 
@@ -233,8 +233,7 @@ void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x,
  * (local rank mod device count). Counted like muon_rt_newton_schulz. No
  * GPU, no library or a CUDA failure is a fatal error on `cuda`. */
 void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
-                                             muon_rt_memref *out,
-                                             int64_t steps,
+                                             muon_rt_memref *out, int64_t steps,
                                              muon_rt_f64_array *coeffs,
                                              double eps, int64_t precision);
 
