@@ -57,6 +57,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   bufferize.unknownTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createMuonDistinctResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   // A result allocated with a static shape is written straight into its

@@ -152,4 +152,17 @@ def MuonSplitEntryBlock
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
+def MuonDistinctResults : Pass<"muon-distinct-results", "mlir::ModuleOp"> {
+  let summary = "Give every buffer a function returns more than once a "
+                "copy per repeat";
+  let description = [{
+    Runs after bufferization, before `buffer-results-to-out-params`: a
+    `func.return` that returns one buffer at several positions returns a
+    fresh copy at each repeat, so that every result has a buffer of its own
+    (written straight into its own out-buffer). MLIR 22's hoisting of
+    result allocations crashes on a repeated buffer.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif // MUON_CONVERSION_PASSES_TD
