@@ -59,15 +59,18 @@ def test_a_wrong_shard_names_rank_and_tensor(tmp_path):
     path.write_text(gen_step("--mesh", "dp=2", "--only", "fsdp.tall"))
     script = tmp_path / "bad.py"
     script.write_text(
-        "import numpy as np, muon, sys\n"
+        # Each rank writes its own file: two ranks printing to the one
+        # stdout mpirun forwards can interleave within a line.
+        "import numpy as np, muon, sys, pathlib\n"
         "s = muon.compile(muon.parse_file(sys.argv[1]))\n"
         "z = np.zeros((31, 24), np.float32)\n"
         "try:\n"
         "    s([z], [z], [z])\n"
         "except muon.MuonError as e:\n"
-        "    print('refused:', e)\n")
-    run = mpirun(2, str(script), str(path))
+        "    pathlib.Path(sys.argv[2], f'refused.{s.rank}').write_text(str(e))\n")
+    run = mpirun(2, str(script), str(path), str(tmp_path))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert ("refused: param of 'fsdp.tall' on rank 0: local shape (31, 24), "
-            "the layout gives this rank (32, 24)") in run.stdout
-    assert "on rank 1" in run.stdout
+    assert (tmp_path / "refused.0").read_text() == (
+        "param of 'fsdp.tall' on rank 0: local shape (31, 24), "
+        "the layout gives this rank (32, 24)")
+    assert "on rank 1" in (tmp_path / "refused.1").read_text()
