@@ -275,20 +275,79 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
   std::vector<CommStep> steps;
   std::vector<int64_t> oc = mesh.coords(owner);
 
-  // Partial gradients: one all_reduce per reduction kind, in enum order.
+  // Partial gradients. The gradient is not stored in pieces over its
+  // partial axes (muon.step's rule), while the parameter may be: each such
+  // storage split is one reduce-scatter into the parameter's piece, outer
+  // split first, moving half the bytes of an all-reduce and a slice. Then one
+  // all-reduce per remaining reduction kind (enum order), on the smaller data.
+  auto partialOn = [&](int a) {
+    return gradLayout.placements[a].kind == PlacementKind::Partial;
+  };
+  std::vector<bool> reduced(mesh.numAxes(), false);
+  layout::Layout current = gradLayout;
+  const layout::Storage &storage = layout.storage;
+  std::vector<layout::StorageSplit> storageSplits = storage.splits;
+  if (storage.kind == StorageKind::Flat)
+    storageSplits = {{storage.group.axis, 0, storage.group.weights}};
+  int remaining = 0;
+  for (const layout::StorageSplit &split : storageSplits)
+    remaining += partialOn(split.axis);
+  for (size_t j = 0; j < storageSplits.size(); ++j) {
+    const layout::StorageSplit &split = storageSplits[j];
+    int a = split.axis;
+    if (!partialOn(a))
+      continue;
+    CommStep s;
+    s.kind = CommStep::Kind::ReduceGrad;
+    s.reduce = gradLayout.placements[a].reduce;
+    s.axes = {a};
+    s.dim = split.dim;
+    s.from = current;
+    current.placements[a] = layout.placements[a];
+    if (--remaining == 0) {
+      current.storage = storage;
+    } else {
+      // Only a block reduced over both its axes gets here: its outer split
+      // alone is a dim split.
+      current.storage = layout::Storage();
+      current.storage.kind = StorageKind::Dim;
+      current.storage.splits = {split};
+    }
+    s.to = current;
+    reduced[a] = true;
+    if (storage.kind == StorageKind::Flat) {
+      // The flattened gradient reduced into the parameter's element range.
+      s.split = Split::Kind::Flat;
+      for (int64_t c = 0; c < mesh.sizes[a]; ++c)
+        s.sizes.push_back(layout::flatMemberRange(storage.group,
+                                                  mesh.sizes[a],
+                                                  storage.member, c)
+                              .size);
+    } else if (mesh.sizes[a] == 1) {
+      continue; // one member keeps the whole extent: nothing moves
+    } else {
+      s.split = Split::Kind::Storage;
+      s.weights = split.weights;
+    }
+    steps.push_back(s);
+  }
   for (layout::ReduceKind kind :
        {layout::ReduceKind::Sum, layout::ReduceKind::Avg,
         layout::ReduceKind::Max, layout::ReduceKind::Min}) {
     CommStep s;
     s.kind = CommStep::Kind::ReduceGrad;
     s.reduce = kind;
+    s.from = current;
     for (size_t a = 0; a < gradLayout.placements.size(); ++a)
-      if (gradLayout.placements[a].kind == PlacementKind::Partial &&
-          gradLayout.placements[a].reduce == kind && mesh.sizes[a] > 1)
-        s.axes.push_back(static_cast<int>(a));
+      if (partialOn(static_cast<int>(a)) && !reduced[a] &&
+          gradLayout.placements[a].reduce == kind) {
+        current.placements[a] = layout.placements[a];
+        if (mesh.sizes[a] > 1)
+          s.axes.push_back(static_cast<int>(a));
+      }
     if (s.axes.empty())
       continue;
-    s.from = s.to = gradLayout;
+    s.to = current;
     steps.push_back(s);
   }
 
@@ -398,6 +457,31 @@ std::vector<Transfer> plan::transfersOf(const ParamPlan &plan,
   return result;
 }
 
+double plan::reductionElements(const CommStep &step,
+                               const std::vector<int64_t> &shape,
+                               const layout::Mesh &mesh,
+                               const std::vector<int64_t> &coords) {
+  int64_t n = mesh.groupSize(step.axes);
+  if (n <= 1)
+    return 0;
+  double passes = step.dim >= 0 ? 1.0 : 2.0;
+  double held = static_cast<double>(
+      layout::localShard(shape, step.from, mesh, coords).numElements());
+  return passes * static_cast<double>(n - 1) / static_cast<double>(n) * held;
+}
+
+CommStep plan::allReduceOfGradient(const layout::Layout &gradLayout,
+                                   const layout::Mesh &mesh) {
+  CommStep s;
+  s.kind = CommStep::Kind::ReduceGrad;
+  s.from = s.to = gradLayout;
+  for (size_t a = 0; a < gradLayout.placements.size(); ++a)
+    if (gradLayout.placements[a].kind == PlacementKind::Partial &&
+        mesh.sizes[a] > 1)
+      s.axes.push_back(static_cast<int>(a));
+  return s;
+}
+
 std::string plan::describe(const CommStep &step, const layout::Mesh &mesh) {
   auto axesStr = [&](const std::vector<int> &axes) {
     std::string s;
@@ -420,7 +504,7 @@ std::string plan::describe(const CommStep &step, const layout::Mesh &mesh) {
   if (step.kind == CommStep::Kind::ReduceGrad)
     s += std::string(" ") + reductions[static_cast<int>(step.reduce)];
   if (step.kind == CommStep::Kind::Gather ||
-      step.kind == CommStep::Kind::Scatter) {
+      step.kind == CommStep::Kind::Scatter || step.dim >= 0) {
     s += step.split == Split::Kind::Flat       ? " flat"
          : step.split == Split::Kind::Storage ? " storage"
                                                : "";

@@ -187,10 +187,7 @@ private:
         continue;
       member[r] = true;
       if (s.kind == CommStep::Kind::ReduceGrad) {
-        // Ring all-reduce: each rank sends and receives 2 (n - 1) / n of
-        // its gradient.
-        double bytes = 2.0 * static_cast<double>(n - 1) /
-                       static_cast<double>(n) * elementsOf(p.gradLayout, r) *
+        double bytes = reductionElements(s, p.shape, mesh, coords[r]) *
                        model.bytesPerElement;
         sent[r] = received[r] = bytes;
       } else if (naive) {

@@ -29,6 +29,11 @@ class ParamReport:
     ns_flops: float        #: Newton-Schulz FLOPs, all its owners together
     gather_bytes: float
     scatter_bytes: float
+    #: bytes all ranks send to reduce a partial gradient, as the step does
+    #: it (reduce-scatter into the storage, then all-reduce) and as one
+    #: all-reduce of the whole gradient would
+    reduce_bytes: float
+    allreduce_bytes: float
     chain: str             #: gathers innermost first, then broadcasts
 
 

@@ -74,3 +74,4 @@ func.func @queries(%x: tensor<16x8xf32>) -> (index, index, tensor<?x8xf32>) {
   %s = dist.scatter %x on @w axes [dp] dim 0 root 0 weights [1, 2, 3, 2] : tensor<16x8xf32> -> tensor<?x8xf32>
   return %r, %c, %s : index, index, tensor<?x8xf32>
 }
+

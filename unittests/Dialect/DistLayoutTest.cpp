@@ -28,7 +28,9 @@ constexpr const char *kModule = R"mlir(
     %rows: !dist.tensor<10x8xf32, @m, [shard<0>, replicate]>,
     %tp_fsdp: !dist.tensor<24x12xf32, @m, [replicate, shard<0>], storage = dim<0 on dp>>,
     %flat: !dist.tensor<2x4xf32, @m, [replicate, replicate], storage = flat<@g, 1>>,
-    %part: !dist.tensor<4x4xf32, @m, [partial<sum>, reduced]>) {
+    %part: !dist.tensor<4x4xf32, @m, [partial<sum>, reduced]>,
+    %fsdp_reduced: !dist.tensor<16x8xf32, @m, [reduced, replicate], storage = dim<0 on dp>>,
+    %block_reduced: !dist.tensor<16x8xf32, @m, [replicate, reduced], storage = block<0 on dp weights [1, 1, 1, 5], 1 on tp>>) {
     return
   }
 )mlir";
@@ -50,7 +52,7 @@ protected:
 };
 
 TEST_F(DistLayoutTest, TypesVerifyAgainstTheirMesh) {
-  for (unsigned i = 0; i < 4; ++i)
+  for (unsigned i = 0; i < 6; ++i)
     EXPECT_TRUE(succeeded(verifyDistTensorType(
         arg(i), func, [&] { return func.emitError(); })))
         << "argument " << i;
@@ -82,17 +84,44 @@ TEST_F(DistLayoutTest, LocalShardsMatchTheLayoutModel) {
 }
 
 TEST_F(DistLayoutTest, CotangentLayout) {
+  MeshOp mesh = lookupMesh(func, arg(3).getMesh());
   LayoutAttr primal = arg(3).getLayout();
-  LayoutAttr grad = primal.getCotangent();
+  LayoutAttr grad = getCotangent(primal, mesh);
   ASSERT_EQ(grad.getPlacements().size(), 2u);
   EXPECT_EQ(grad.getPlacements()[0], PlacementAttr::getReduced(&context));
   EXPECT_EQ(grad.getPlacements()[1],
             PlacementAttr::getPartial(&context, ReduceKind::Sum));
-  EXPECT_EQ(grad.getCotangent(), primal);
+  EXPECT_EQ(getCotangent(grad, mesh), primal);
   EXPECT_EQ(getCotangent(PlacementAttr::getShard(&context, 1)),
             PlacementAttr::getShard(&context, 1));
   EXPECT_EQ(getCotangent(PlacementAttr::getReplicate(&context)),
             PlacementAttr::getReplicate(&context));
+}
+
+TEST_F(DistLayoutTest, CotangentDropsStorageOverPartialAxes) {
+  MeshOp mesh = lookupMesh(func, arg(4).getMesh());
+  // FSDP with reduced weights: the gradient is each rank's whole
+  // contribution, not stored in pieces over dp.
+  LayoutAttr fsdp = getCotangent(arg(4).getLayout(), mesh);
+  EXPECT_FALSE(fsdp.getStorage());
+  EXPECT_EQ(fsdp.getPlacements()[0],
+            PlacementAttr::getPartial(&context, ReduceKind::Sum));
+  // A block over (dp, tp) with tp reduced keeps its dp split, weights and
+  // all, as a dim split.
+  LayoutAttr block = getCotangent(arg(5).getLayout(), mesh);
+  StorageAttr kept = block.getStorage();
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept.getKind(), StorageKind::Dim);
+  EXPECT_EQ(kept.getDims(), ArrayRef<int64_t>{0});
+  EXPECT_EQ(kept.getAxes()[0].getValue(), "dp");
+  EXPECT_EQ(kept.getWeights(),
+            ArrayAttr::get(&context, {arg(5).getLayout().getStorage()
+                                          .getWeights()[0]}));
+  // The stripped layout is itself valid.
+  auto type = DistTensorType::get(&context, {16, 8},
+                                  Float32Type::get(&context), block);
+  EXPECT_TRUE(succeeded(
+      verifyDistTensorType(type, func, [&] { return func.emitError(); })));
 }
 
 } // namespace

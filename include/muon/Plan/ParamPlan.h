@@ -106,7 +106,10 @@ std::vector<int64_t> ownerRanks(const ParamPlan &plan,
 /// from it, and a schedule may reorder or batch it across parameters.
 struct CommStep {
   enum class Kind {
-    /// all_reduce of a partial gradient over `axes` with `reduce`.
+    /// Reduction of a partial gradient over `axes` with `reduce`: an
+    /// all_reduce, or (`dim` >= 0) a reduce_scatter into the parameter's
+    /// storage split along `dim` (`weights`; flat: `sizes` of the
+    /// flattened gradient).
     ReduceGrad,
     /// Rooted gather over `axes` (one axis) along `dim` to `root`.
     Gather,
@@ -120,7 +123,8 @@ struct CommStep {
   Kind kind = Kind::Gather;
   /// The communicator: mesh axes, in the order that numbers its members.
   std::vector<int> axes;
-  /// Split dim (Gather/Scatter; 0 of the flattened tensor for a flat split).
+  /// Split dim (Gather/Scatter, a reduce-scatter ReduceGrad; 0 of the
+  /// flattened tensor for a flat split), else -1.
   int64_t dim = -1;
   /// The owner's index inside the communicator (layout::groupIndex).
   int64_t root = -1;
@@ -140,8 +144,10 @@ struct CommStep {
 };
 
 /// The ordered steps of the update of a parameter (`plan`, `layout`) whose
-/// gradient has `gradLayout`, owned by `owner`: gradient reductions (one per
-/// reduction kind, in enum order), gathers innermost split first,
+/// gradient has `gradLayout`, owned by `owner`: gradient reductions (a
+/// reduce-scatter per storage split over a partial axis, outer first, then
+/// an all-reduce per reduction kind, in enum order), gathers innermost
+/// split first,
 /// Newton-Schulz, scatters outermost first, broadcast over replicate axes.
 std::vector<CommStep> planSteps(const ParamPlan &plan,
                                 const layout::Layout &layout,
@@ -163,6 +169,22 @@ struct Transfer {
 std::vector<Transfer> transfersOf(const ParamPlan &plan, const CommStep &step,
                                   const std::vector<int64_t> &shape,
                                   const layout::Mesh &mesh, int64_t owner);
+
+/// Elements the rank at `coords` sends (and receives) in a gradient
+/// reduction step, as a ring algorithm moves them: 2 (n - 1) / n of what it
+/// holds for an all-reduce, (n - 1) / n for a reduce-scatter, over a
+/// communicator of n ranks.
+double reductionElements(const CommStep &step,
+                         const std::vector<int64_t> &shape,
+                         const layout::Mesh &mesh,
+                         const std::vector<int64_t> &coords);
+
+/// The gradient reduction without the parameter's storage: one all-reduce
+/// of the whole gradient over every partial axis (what a plan that reduced
+/// first and sliced after would move), or nullopt-like empty `axes` when
+/// the gradient is not partial. For the report's comparison.
+CommStep allReduceOfGradient(const layout::Layout &gradLayout,
+                             const layout::Mesh &mesh);
 
 /// A one-line description ("gather dp dim 0 root 1 holders [tp]"), for
 /// tests and dumps.

@@ -358,7 +358,7 @@ struct ReduceScatterToRuntime : DistPattern<ReduceScatterOp> {
         op, lowering.splitCollective(
                 rewriter, op, adaptor.getInput(),
                 RuntimeFn::muon_rt_reduce_scatter, op.getScatterDim(), false,
-                std::nullopt, std::nullopt,
+                op.getSizes(), op.getWeights(),
                 {runtimeReduction(op.getReduction())}));
     return success();
   }

@@ -806,3 +806,21 @@ func.func @f(%x: tensor<4x8xf32>) {
   %0 = dist.broadcast_batch %x on @m axes [tp] roots [1] : (tensor<4x8xf32>) -> (tensor<32xf32>)
   return
 }
+
+// -----
+
+dist.mesh @m [dp = 4]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{has 2 weights for a group of 4 ranks}}
+  %0 = dist.reduce_scatter %x on @m axes [dp] reduce sum dim 0 weights [1, 3] : tensor<16x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{sizes add up to 12 but the full tensor has 16 along dimension 0}}
+  %0 = dist.reduce_scatter %x on @m axes [dp] reduce sum dim 0 sizes [0, 12, 0, 0] : tensor<16x8xf32> -> tensor<?x8xf32>
+  return
+}

@@ -226,12 +226,58 @@ func.func @f(%p: !t, %g: !t, %m: !u) {
 
 // -----
 
-dist.mesh @m [dp = 4]
-!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
-!u = !dist.tensor<16x8xf32, @m, [replicate], storage = dim<0 on dp>>
+dist.mesh @m [dp = 2, tp = 2]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, dp]}>
+!u = !dist.tensor<16x8xf32, @m, [shard<0>, shard<0>]>
 func.func @f(%p: !t, %g: !u, %m: !t) {
-  // expected-error @+1 {{gradient of parameter #0 has a different nesting order or storage than the parameter; they must match}}
+  // expected-error @+1 {{gradient of parameter #0 has a different nesting order than the parameter; they must match}}
   %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+// A replicated gradient must be stored as the parameter is.
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [replicate], storage = dim<0 on dp>>
+!u = !dist.tensor<16x8xf32, @m, [replicate]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 has storage none where dim<0 on dp> is expected: the parameter's storage without its splits over the gradient's partial axes (the step reduce-scatters a partial gradient into them)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+// A partial gradient keeps the parameter's splits over its other axes.
+dist.mesh @m [dp = 2, tp = 2]
+!t = !dist.tensor<16x8xf32, @m, [reduced, replicate], storage = block<0 on dp, 1 on tp>>
+!u = !dist.tensor<16x8xf32, @m, [partial<sum>, replicate]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 has storage none where dim<1 on tp> is expected}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+!t = !dist.tensor<16x8xf32, @m, [reduced], storage = whole<on dp owner 1>>
+!u = !dist.tensor<16x8xf32, @m, [partial<sum>]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 is partial on mesh axis 'dp', where the parameter's whole storage keeps it on one coordinate; reduce the gradient before the step}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 2, pp = 2]
+!t = !dist.tensor<16x8xf32, @m, [replicate, replicate]>
+!u = !dist.tensor<16x8xf32, @m, [replicate, partial<sum>]>
+func.func @f(%p: !t, %g: !u, %m: !t) {
+  // expected-error @+1 {{gradient of parameter #0 ('w') is partial on mesh axis 'pp', where its expert or stage annotation keeps it on one coordinate; reduce the gradient before the step}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !u) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", stage = pp[1]>]}
   return
 }
 

@@ -15,8 +15,8 @@
 // 3 us latency + 384 B / 360 GB/s on rank 0, NS 0.0004 us: 6.0 us; rank 0
 // holds the 16x8 f32 matrix (512 B); every rank takes part in 2 collectives.
 // RUN: muon-opt %s --muon-assign-owners --muon-report=schedules=true -o /dev/null | FileCheck %s
-// CHECK: param name shape owner ns_flops gather_B scatter_B chain (inner first)
-// CHECK-NEXT: 0 w 16x8 0 25600 384 384 dp(d0)
+// CHECK: param name shape owner ns_flops gather_B scatter_B reduce_B allreduce_B chain (inner first)
+// CHECK-NEXT: 0 w 16x8 0 25600 384 384 0 0 dp(d0)
 // CHECK: rank coords params ns_flops sent_B recv_B est_us exposed_us colls peak_B
 // CHECK-NEXT: 0 dp=0 1 25600 384 384 6.0 6.0 2 512
 // CHECK-NEXT: 1 dp=1 0 0 128 128 6.0 6.0 2 0
@@ -46,6 +46,7 @@
 // JSON-NEXT: "ns_flops": 25600,
 // JSON-NEXT: "owner": 0,
 // JSON-NEXT: "owner_ranks": 1,
+// JSON-NEXT: "reduce_bytes": 0,
 // JSON-NEXT: "scatter_bytes": 384,
 // JSON:      "collectives": 2,
 // JSON-NEXT: "coords": {

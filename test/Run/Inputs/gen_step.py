@@ -55,6 +55,15 @@ def params_for(axes, big):
     add("storage.flat1", [6, 10], pl() + ", storage = flat<@group, 1>")
     add("storage.whole", [20, 12],
         pl() + f", storage = whole<on {dp} owner {size[dp] - 1}>")
+    # Reduced weights stored in pieces (FSDP, flat, weighted): the gradient
+    # is the cotangent, partial and whole; the step reduce-scatters it.
+    add("reduced.fsdp", [20, 12], pl(**{dp: "reduced"}) + f", storage = dim<0 on {dp}>",
+        pl(**{dp: "partial<sum>"}))
+    add("reduced.weighted", [18, 10],
+        pl(**{dp: "reduced"}) + f", storage = dim<1 on {dp} weights [{w}]>",
+        pl(**{dp: "partial<avg>"}))
+    add("reduced.flat", [6, 4], pl(**{dp: "reduced"}) + ", storage = flat<@group, 2>",
+        pl(**{dp: "partial<sum>"}))
     add("uneven.rows", [10, 6], pl(**{dp: "shard<0>"}))
     add("tiny", [3, 2], pl(**{a: f"shard<{i % 2}>" for i, a in enumerate(names)}))
     add("ep.stack", [2 * size[dp], 12, 8], pl(**{dp: "shard<0>", **(
@@ -74,6 +83,21 @@ def params_for(axes, big):
             pl(**{dp: "partial<avg>", tp: "shard<0>"}))
         add("storage.block", [24, 20], pl() + f", storage = block<0 on {dp}, 1 on {tp}>")
         add("uneven.both", [7, 5], pl(**{dp: "shard<0>", tp: "shard<1>"}))
+        # Block storage reduced over its inner axis only, then over both;
+        # FSDP storage on an uneven TP shard; HSDP with the shard axis
+        # reduce-scattered and the replica axis all-reduced.
+        add("reduced.block_inner", [24, 20],
+            pl(**{tp: "reduced"}) + f", storage = block<0 on {dp}, 1 on {tp}>",
+            pl(**{tp: "partial<sum>"}) + f", storage = dim<0 on {dp}>")
+        add("reduced.block_both", [12, 10],
+            pl(**{dp: "reduced", tp: "reduced"}) + f", storage = block<1 on {dp}, 0 on {tp}>",
+            pl(**{dp: "partial<avg>", tp: "partial<sum>"}))
+        add("reduced.on_tp", [7, 9],
+            pl(**{dp: "reduced", tp: "shard<0>"}) + f", storage = dim<0 on {dp}>",
+            pl(**{dp: "partial<sum>", tp: "shard<0>"}))
+        add("reduced.hsdp", [16, 12],
+            pl(**{dp: "reduced", tp: "reduced"}) + f", storage = dim<0 on {tp}>",
+            pl(**{dp: "partial<avg>", tp: "partial<sum>"}))
     if n >= 3:
         add("three_d", [32, 48], pl(**{names[1]: "shard<0>", names[2]: "shard<1>"}),
             pl(**{names[0]: "partial<avg>", names[1]: "shard<0>", names[2]: "shard<1>"}))

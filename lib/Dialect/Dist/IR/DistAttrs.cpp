@@ -392,14 +392,6 @@ void LayoutAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LayoutAttr LayoutAttr::getCotangent() const {
-  SmallVector<PlacementAttr> placements;
-  for (PlacementAttr p : getPlacements())
-    placements.push_back(::muon::dist::getCotangent(p));
-  return LayoutAttr::get(getContext(), getMesh(), placements, getOrder(),
-                         getStorage());
-}
-
 #define GET_ATTRDEF_CLASSES
 #include "muon/Dialect/Dist/IR/DistAttrs.cpp.inc"
 

@@ -6,6 +6,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace muon;
@@ -84,6 +85,64 @@ MUON_SAME_ENUMERATOR(StorageKind, Whole, 1);
 PlacementAttr muon::dist::getCotangent(PlacementAttr primal) {
   return fromLayoutPlacement(primal.getContext(),
                              layout::cotangent(toLayoutPlacement(primal)));
+}
+
+StorageAttr
+muon::dist::storageWithout(StorageAttr storage, Operation *from,
+                           function_ref<bool(StringRef)> dropped,
+                           SymbolTableCollection *tables) {
+  if (!storage)
+    return storage;
+  ArrayRef<StringAttr> axes = storage.getAxes();
+  if (storage.getKind() == StorageKind::Flat) {
+    // The axis is the group's.
+    FlatGroupOp group =
+        lookupSymbol<FlatGroupOp>(from, storage.getGroup(), tables);
+    return group && dropped(group.getAxis()) ? StorageAttr() : storage;
+  }
+  if (storage.getKind() == StorageKind::Whole)
+    return dropped(axes.front().getValue()) ? StorageAttr() : storage;
+  SmallVector<int64_t> dims;
+  SmallVector<StringAttr> kept;
+  SmallVector<Attribute> weights;
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (dropped(axis.getValue()))
+      continue;
+    dims.push_back(storage.getDims()[i]);
+    kept.push_back(axis);
+    weights.push_back(storage.getWeights()[i]);
+  }
+  if (kept.size() == axes.size())
+    return storage;
+  if (kept.empty())
+    return StorageAttr();
+  return StorageAttr::get(storage.getContext(), StorageKind::Dim, dims, kept,
+                          ArrayAttr::get(storage.getContext(), weights),
+                          FlatSymbolRefAttr(), storage.getMember(),
+                          storage.getOwner());
+}
+
+LayoutAttr muon::dist::gradLayoutFor(LayoutAttr param,
+                                     ArrayRef<PlacementAttr> gradPlacements,
+                                     MeshOp mesh,
+                                     SymbolTableCollection *tables) {
+  llvm::StringSet<> partial;
+  for (auto [name, p] : llvm::zip(mesh.getAxisNames(), gradPlacements))
+    if (p.getKind() == PlacementKind::Partial)
+      partial.insert(cast<StringAttr>(name).getValue());
+  StorageAttr storage =
+      storageWithout(param.getStorage(), mesh,
+                     [&](StringRef axis) { return partial.count(axis); },
+                     tables);
+  return LayoutAttr::get(param.getContext(), param.getMesh(), gradPlacements,
+                         param.getOrder(), storage);
+}
+
+LayoutAttr muon::dist::getCotangent(LayoutAttr primal, MeshOp mesh) {
+  SmallVector<PlacementAttr> placements;
+  for (PlacementAttr p : primal.getPlacements())
+    placements.push_back(getCotangent(p));
+  return gradLayoutFor(primal, placements, mesh);
 }
 
 static std::vector<int64_t> toVector(ArrayRef<int64_t> values) {

@@ -430,9 +430,12 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
       resolveMeshAxes(*this, getMeshAttr(), getAxes(), tables);
   if (failed(g))
     return failure();
+  int64_t dim = getScatterDim();
+  if (getSizes() || getWeights())
+    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
+                               getWeights(), /*pieceIsResult=*/true);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
-    return d == static_cast<int64_t>(getScatterDim()) ? DimRule::Scatter
-                                                      : DimRule::Same;
+    return d == dim ? DimRule::Scatter : DimRule::Same;
   });
 }
 

@@ -255,6 +255,23 @@ LogicalResult StepOp::verify() {
   return success();
 }
 
+/// Appends `storage` to `diag` in its bare form (`dim<0 on dp>`), or `none`.
+static void printStorage(InFlightDiagnostic &diag, dist::StorageAttr storage) {
+  if (!storage) {
+    diag << "none";
+    return;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << storage;
+  // The attribute prints as `#dist.storage<...>`; its bare form reads as
+  // in a layout.
+  StringRef bare = text;
+  if (bare.consume_front("#dist.storage<"))
+    bare.consume_back(">");
+  diag << bare;
+}
+
 /// The layout of a parameter's gradient may differ from the parameter's only
 /// by partial<sum|avg> where the parameter is replicated (the step reduces).
 static bool gradPlacementOk(dist::PlacementAttr grad,
@@ -296,11 +313,11 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
              << " but the parameter has " << p.getLayout()
              << "; they must match";
     dist::LayoutAttr gl = g.getLayout(), pl = p.getLayout();
-    if (gl.getOrder() != pl.getOrder() || gl.getStorage() != pl.getStorage())
+    if (gl.getOrder() != pl.getOrder())
       return emitOpError("gradient of parameter ")
              << describeParam(i)
-             << " has a different nesting order or storage than the "
-                "parameter; they must match";
+             << " has a different nesting order than the parameter; they "
+                "must match";
     for (auto [axis, gp, pp] :
          llvm::zip(meshOp.getAxisNames(), gl.getPlacements(),
                    pl.getPlacements()))
@@ -312,12 +329,45 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
                << pp
                << "; expected the same placement, or partial<sum|avg> on a "
                   "replicated axis (the step reduces it)";
-
+    dist::StorageAttr want =
+        dist::gradLayoutFor(pl, gl.getPlacements(), meshOp, &tables)
+            .getStorage();
+    if (gl.getStorage() != want) {
+      auto diag = emitOpError("gradient of parameter ")
+                  << describeParam(i) << " has storage ";
+      printStorage(diag, gl.getStorage());
+      diag << " where ";
+      printStorage(diag, want);
+      return diag << " is expected: the parameter's storage without its "
+                     "splits over the gradient's partial axes (the step "
+                     "reduce-scatters a partial gradient into them)";
+    }
   }
   FailureOr<StepFacts> facts = analyzeStep(*this, &tables);
   if (failed(facts))
     return failure();
   const layout::Mesh &mesh = facts->mesh;
+
+  // A partial gradient is reduced over its partial axes by every rank of
+  // the parameter's group; an axis that confines the parameter to one
+  // coordinate (whole storage, an expert or stage annotation) has no such
+  // group to reduce over.
+  for (int64_t i = 0; i < n; ++i) {
+    const plan::ParamPlan &pp = facts->params[i].plan;
+    for (int a = 0; a < mesh.numAxes(); ++a)
+      if (facts->params[i].gradLayout.placements[a].kind ==
+              layout::PlacementKind::Partial &&
+          (pp.roles[a] == plan::AxisRole::Whole ||
+           pp.roles[a] == plan::AxisRole::Local))
+        return emitOpError("gradient of parameter ")
+               << describeParam(i) << " is partial on mesh axis '"
+               << mesh.axisNames[a] << "', where "
+               << (pp.roles[a] == plan::AxisRole::Whole
+                       ? "the parameter's whole storage"
+                       : "its expert or stage annotation")
+               << " keeps it on one coordinate; reduce the gradient before "
+                  "the step";
+  }
 
   auto checkOwner = [&](int64_t i, int64_t rank) -> LogicalResult {
     std::string why = plan::whyNotOwner(facts->params[i].plan, mesh, rank);

@@ -243,13 +243,7 @@ private:
           for (; next < s.nsStep &&
                  s.steps[next].kind == plan::CommStep::Kind::ReduceGrad;
                ++next)
-            g = dist::AllReduceOp::create(
-                    b, loc, g.getType(), Type(), g, meshRef,
-                    axisNames(s.steps[next].axes),
-                    dist::ReduceKindAttr::get(
-                        b.getContext(),
-                        static_cast<dist::ReduceKind>(s.steps[next].reduce)))
-                    .getResult();
+            g = reduceStep(s, s.steps[next], g);
           g = castTo(g, s.localT);
           auto mu = MomentumUpdateOp::create(
               b, loc, s.ml, g, step.getMomentumAttr(),
@@ -496,6 +490,26 @@ private:
 
   static DenseI64ArrayAttr arrayOrNull(OpBuilder &b, ArrayRef<int64_t> v) {
     return v.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(v);
+  }
+
+  /// A gradient reduction: an all-reduce, or a reduce-scatter into the
+  /// parameter's storage piece (of the flattened gradient for flat storage).
+  Value reduceStep(const ParamState &s, const plan::CommStep &c, Value g) {
+    auto kind = dist::ReduceKindAttr::get(
+        b.getContext(), static_cast<dist::ReduceKind>(c.reduce));
+    if (c.dim < 0)
+      return dist::AllReduceOp::create(b, loc, g.getType(), Type(), g,
+                                       meshRef, axisNames(c.axes), kind)
+          .getResult();
+    if (c.split == Split::Kind::Flat) {
+      auto full = cast<RankedTensorType>(g.getType());
+      g = tensor::CollapseShapeOp::create(b, loc, g, allDims(full.getRank()));
+    }
+    return dist::ReduceScatterOp::create(
+               b, loc, localOf(s, c.to), Type(), g, meshRef, axisNames(c.axes),
+               b.getI64IntegerAttr(c.dim), kind, arrayOrNull(b, c.sizes),
+               arrayOrNull(b, c.weights))
+        .getResult();
   }
 
   /// A gather step: its result, and its token when `token` is a type (a

@@ -141,6 +141,18 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     row.gatheredBytes = t.gathered - g0;
     row.scatteredBytes = t.scattered - s0;
     row.chain = chainStr(steps, mesh);
+    plan::CommStep allReduce = plan::allReduceOfGradient(p.gradLayout, mesh);
+    for (int64_t r = 0; r < nr; ++r) {
+      std::vector<int64_t> c = mesh.coords(r);
+      if (!plan::inGroup(p.plan, c))
+        continue;
+      for (const plan::CommStep &s : steps)
+        if (s.kind == plan::CommStep::Kind::ReduceGrad)
+          row.reduceBytes +=
+              plan::reductionElements(s, p.shape, mesh, c) * elementBytes;
+      row.allReduceBytes +=
+          plan::reductionElements(allReduce, p.shape, mesh, c) * elementBytes;
+    }
     report.params.push_back(std::move(row));
   }
   // What the compiled code does: its schedule, batching and prefetch.
@@ -221,18 +233,19 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
      << " parameters on mesh @" << report.mesh << " (" << report.numRanks
      << " ranks), strategy " << report.strategy << ", ns_steps "
      << report.nsSteps << "\n";
-  os << llvm::format("%-5s %-28s %-14s %-8s %12s %12s %12s  %s\n", "param",
-                     "name", "shape", "owner", "ns_flops", "gather_B",
-                     "scatter_B", "chain (inner first)");
+  os << llvm::format("%-5s %-28s %-14s %-8s %12s %12s %12s %12s %12s  %s\n",
+                     "param", "name", "shape", "owner", "ns_flops",
+                     "gather_B", "scatter_B", "reduce_B", "allreduce_B",
+                     "chain (inner first)");
   for (const ParamRow &p : report.params) {
     std::string owner = std::to_string(p.owner);
     if (p.ownerRanks > 1)
       owner += "x" + std::to_string(p.ownerRanks);
-    os << llvm::format("%-5lld %-28s %-14s %-8s %12.6g %12.0f %12.0f  %s\n",
-                       static_cast<long long>(p.index),
-                       p.name.empty() ? "-" : p.name.c_str(),
-                       shapeStr(p.shape).c_str(), owner.c_str(), p.nsFlops,
-                       p.gatheredBytes, p.scatteredBytes, p.chain.c_str());
+    os << llvm::format(
+        "%-5lld %-28s %-14s %-8s %12.6g %12.0f %12.0f %12.0f %12.0f  %s\n",
+        static_cast<long long>(p.index), p.name.empty() ? "-" : p.name.c_str(),
+        shapeStr(p.shape).c_str(), owner.c_str(), p.nsFlops, p.gatheredBytes,
+        p.scatteredBytes, p.reduceBytes, p.allReduceBytes, p.chain.c_str());
   }
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
                      "rank", "coords", "params", "ns_flops", "sent_B",
@@ -301,6 +314,8 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
         {"ns_flops", p.nsFlops},
         {"gather_bytes", p.gatheredBytes},
         {"scatter_bytes", p.scatteredBytes},
+        {"reduce_bytes", p.reduceBytes},
+        {"allreduce_bytes", p.allReduceBytes},
         {"chain", p.chain}});
   for (const RankRow &r : report.ranks) {
     json::Object coords;

@@ -102,12 +102,6 @@ def Dist_LayoutAttr : Dist_Attr<"Layout", "layout"> {
     /// The body without `<` `>`, shared with !dist.tensor.
     static ::mlir::FailureOr<LayoutAttr> parseBody(::mlir::AsmParser &parser);
     void printBody(::mlir::AsmPrinter &printer) const;
-    /// The cotangent (gradient) layout: each placement mapped to its
-    /// gradient's: shard<d> -> shard<d>, replicate -> replicate,
-    /// partial -> reduced, reduced -> partial<sum> (the gradient of a
-    /// replicated-but-reduced value is a sum of per-rank contributions, and
-    /// vice versa).
-    LayoutAttr getCotangent() const;
   }];
 }
 

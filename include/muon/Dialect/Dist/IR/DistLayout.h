@@ -93,6 +93,31 @@ PlacementAttr fromLayoutPlacement(mlir::MLIRContext *ctx,
 /// replicate->replicate, partial->reduced, reduced->partial<sum>.
 PlacementAttr getCotangent(PlacementAttr primal);
 
+/// `storage` without its splits over the mesh axes `dropped` accepts: a
+/// dim split or a flat or whole storage on such an axis goes, a block keeps
+/// its other split as a dim split. Null when nothing is left. A flat
+/// group is looked up from `from`.
+StorageAttr storageWithout(StorageAttr storage, mlir::Operation *from,
+                           llvm::function_ref<bool(llvm::StringRef)> dropped,
+                           mlir::SymbolTableCollection *tables = nullptr);
+
+/// The cotangent (gradient) layout of `primal` on `mesh`: every placement
+/// mapped by getCotangent, the nesting order kept, and the storage splits
+/// over axes that become partial dropped (a partial value is each rank's
+/// contribution to the whole compute-local block, so it is not stored in
+/// pieces over that axis). On placements it is an involution; storage over
+/// a `reduced` axis does not come back.
+LayoutAttr getCotangent(LayoutAttr primal, MeshOp mesh);
+
+/// The gradient layout `muon.step` expects for a parameter of layout
+/// `param` whose gradient has `gradPlacements`: the parameter's layout with
+/// those placements and without the storage splits over the gradient's
+/// partial axes (the step reduce-scatters into them).
+LayoutAttr gradLayoutFor(LayoutAttr param,
+                         llvm::ArrayRef<PlacementAttr> gradPlacements,
+                         MeshOp mesh,
+                         mlir::SymbolTableCollection *tables = nullptr);
+
 } // namespace dist
 } // namespace muon
 

@@ -103,8 +103,11 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather",
 }
 
 def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter",
-    (ins I64Attr:$scatter_dim, Dist_ReduceKindAttr:$reduction),
-    "`reduce` custom<ReduceKind>($reduction) `dim` $scatter_dim"> {
+    (ins I64Attr:$scatter_dim, Dist_ReduceKindAttr:$reduction,
+         OptionalAttr<DenseI64ArrayAttr>:$sizes,
+         OptionalAttr<DenseI64ArrayAttr>:$weights),
+    "`reduce` custom<ReduceKind>($reduction) `dim` $scatter_dim "
+    "(`sizes` $sizes^)? (`weights` $weights^)?"> {
   let summary = "Reduce over the group, leaving each rank one chunk";
   let description = commonDescription # [{
     ```mlir
@@ -112,7 +115,14 @@ def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter",
         : tensor<16x8xf32> -> tensor<4x8xf32>
     ```
     Chunks follow the chunk rule (ceil); a static result size requires an
-    even split.
+    even split. As for `dist.scatter`, `sizes` gives every rank's chunk
+    length explicitly and `weights` the weighted chunk rule (one entry per
+    rank of the group); the step uses them to reduce a partial gradient
+    straight into a flat or weighted storage shard:
+    ```mlir
+    %s = dist.reduce_scatter %g on @mesh axes [dp] reduce sum dim 0 weights [1, 3]
+        : tensor<16x8xf32> -> tensor<?x8xf32>
+    ```
   }];
 }
 

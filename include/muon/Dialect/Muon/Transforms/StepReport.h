@@ -30,6 +30,10 @@ struct ParamRow {
   int64_t owner = 0;
   int64_t ownerRanks = 1; ///< Ranks that orthogonalise a part (experts).
   double nsFlops = 0, gatheredBytes = 0, scatteredBytes = 0;
+  /// Bytes all ranks send to reduce a partial gradient: as the plan does it
+  /// (reduce-scatters into the storage, then all-reduces), and as one
+  /// all-reduce of the whole gradient would (ring algorithms).
+  double reduceBytes = 0, allReduceBytes = 0;
   std::string chain; ///< Gathers innermost first, then broadcasts.
 };
 
