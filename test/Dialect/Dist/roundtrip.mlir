@@ -75,6 +75,8 @@ func.func @collectives(%x: tensor<4x8xf32>, %full: tensor<16x8xf32>,
   // Uneven shards gather from a dynamic size.
   // CHECK: dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<?x8xf32> -> tensor<10x8xf32>
   %2 = dist.all_gather %u on @m axes [dp] dim 0 : tensor<?x8xf32> -> tensor<10x8xf32>
+  // CHECK: dist.all_gather %{{.*}} on @m axes [dp] dim 0 reduced : tensor<4x8xf32> -> tensor<16x8xf32>
+  %gr = dist.all_gather %x on @m axes [dp] dim 0 reduced : tensor<4x8xf32> -> tensor<16x8xf32>
   // CHECK: dist.reduce_scatter %{{.*}} on @m axes [dp] reduce sum dim 0 : tensor<16x8xf32> -> tensor<4x8xf32>
   %3 = dist.reduce_scatter %full on @m axes [dp] reduce sum dim 0 : tensor<16x8xf32> -> tensor<4x8xf32>
   // CHECK: dist.reduce_scatter %{{.*}} on @m axes [tp] reduce avg dim 1 : tensor<16x8xf32> -> tensor<16x4xf32>

@@ -90,7 +90,8 @@ class Dist_CollectiveOp<string mnemonic, dag extraArgs, string extraFormat,
 }
 
 def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather",
-    (ins I64Attr:$gather_dim), "`dim` $gather_dim"> {
+    (ins I64Attr:$gather_dim, UnitAttr:$reduced),
+    "`dim` $gather_dim (`reduced` $reduced^)?"> {
   let summary = "Concatenate every rank's tensor along a dimension";
   let description = commonDescription # [{
     ```mlir
@@ -99,6 +100,16 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather",
     ```
     With static sizes, the result is `k` times the operand along `dim` for a
     group of `k` ranks; uneven shards use a dynamic operand size.
+
+    With `reduced`, the result is `reduced` on the gathered axes rather
+    than `replicate`: the same data on every rank, with the promise that its
+    gradient is summed over those axes (in the backward pass, a
+    reduce-scatter). It changes nothing at run time; `dist-propagate-reduced`
+    and `dist-verify-reduced` read it (docs/reduced.md):
+    ```mlir
+    %w = dist.all_gather %shard on @mesh axes [dp] dim 0 reduced
+        : tensor<4x8xf32> -> tensor<16x8xf32>
+    ```
   }];
 }
 

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "muon/Dialect/Dist/IR/DistDialect.h"
+#include "muon/Dialect/Dist/Transforms/ReducedAnalysis.h"
 
 namespace muon {
 namespace dist {

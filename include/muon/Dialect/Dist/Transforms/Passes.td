@@ -70,4 +70,64 @@ def DistVerifySpmd : Pass<"dist-verify-spmd", "mlir::ModuleOp"> {
   ];
 }
 
+defvar ReducedRuleOption = Option<"rule", "rule", "::muon::dist::ReducedRule",
+    "::muon::dist::ReducedRule::Uniform",
+    "How an op combines its operands' `reduced` axes",
+    [{::llvm::cl::values(
+      clEnumValN(::muon::dist::ReducedRule::Uniform, "uniform",
+                 "reduced where any operand is (DTensor)"),
+      clEnumValN(::muon::dist::ReducedRule::Intersection, "intersection",
+                 "reduced where every operand is (local tensors)"))}]>;
+
+def DistPropagateReduced : Pass<"dist-propagate-reduced", "mlir::ModuleOp"> {
+  let summary = "Write `reduced` into the layouts the local view rebuilds";
+  let description = [{
+    Follows, through the ops between `dist.to_local` and `dist.from_local`,
+    which mesh axes a local tensor varies over and over which it is
+    `reduced` (replicated, with a gradient to be summed): a `reduced`
+    input placement, or a `dist.all_gather ... reduced`, starts it; an op
+    combines its operands by `rule` (`uniform`: any operand reduced on an
+    axis makes the result reduced there; `intersection`: every operand
+    must be); collectives that reduce or scatter over an axis end it, and
+    an axis a value varies over is never reduced.
+
+    Where a `dist.from_local` declares `replicate` on an axis the value is
+    reduced over, its result type becomes `reduced` there. A function
+    returning that value directly gets the new result type when nothing in
+    the module calls it; otherwise, and for every other use that needs the
+    old type, a `dist.redistribute` back to the declared layout is
+    inserted (an explicit point where the gradient is reduced). The rules
+    and examples: docs/reduced.md.
+
+    ```
+    muon-opt --dist-propagate-reduced=rule=intersection model.mlir
+    ```
+  }];
+  let options = [ReducedRuleOption];
+}
+
+def DistVerifyReduced : Pass<"dist-verify-reduced", "mlir::ModuleOp"> {
+  let summary = "Check the reduction obligation of `reduced` values";
+  let description = [{
+    With the analysis of `dist-propagate-reduced` (same `rule`), checks
+    every `dist.from_local` and reports, at the op, each mesh axis where its
+    declared layout contradicts the value:
+
+    * declared `replicate` where the value is reduced: its gradient would
+      leave unreduced (the obligation is dropped);
+    * declared `replicate` or `reduced` where the value differs between the
+      ranks of the axis (a shard, a partial value or a storage piece not
+      gathered or reduced over it);
+    * declared `reduced` where no reduced value reaches it (whatever the
+      rule; an explicit `reduced` on a value the intersection rule leaves
+      ambiguous is accepted): its gradient would be summed over ranks that
+      already hold all of it.
+
+    The IR is not changed. Values the analysis does not follow (block
+    arguments of nested regions, results of ops with no distributed
+    operand) are not checked.
+  }];
+  let options = [ReducedRuleOption];
+}
+
 #endif // MUON_DIALECT_DIST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,77 @@
+// dist-verify-reduced: every message at the dist.from_local whose declared
+// layout contradicts its value, and a clean case.
+// RUN: muon-opt %s --split-input-file --dist-verify-reduced -verify-diagnostics -o /dev/null
+
+// The obligation: a reduced value declared replicate.
+dist.mesh @m [dp = 4]
+!w_shard = !dist.tensor<16x8xf32, @m, [shard<0>]>
+!w_rep = !dist.tensor<16x8xf32, @m, [replicate]>
+func.func @drops(%w: !w_shard) -> !w_rep {
+  %ws = dist.to_local %w : !w_shard -> tensor<4x8xf32>
+  %wf = dist.all_gather %ws on @m axes [dp] dim 0 reduced : tensor<4x8xf32> -> tensor<16x8xf32>
+  %d = arith.mulf %wf, %wf : tensor<16x8xf32>
+  // expected-error @+1 {{result is reduced over mesh axis 'dp' (its gradient is partial there, to be summed) but its type declares replicate: the gradient would leave unreduced; declare it reduced (dist-propagate-reduced does) or reach replicate with dist.redistribute}}
+  %W = dist.from_local %d : tensor<16x8xf32> -> !w_rep
+  return %W : !w_rep
+}
+
+// -----
+
+// A partial value never reduced, declared replicate (and one never
+// gathered, declared reduced).
+dist.mesh @m [dp = 2, tp = 2]
+!g_t = !dist.tensor<8x8xf32, @m, [partial<sum>, replicate]>
+!rep = !dist.tensor<8x8xf32, @m, [replicate, replicate]>
+!w_t = !dist.tensor<8x8xf32, @m, [replicate, shard<0>]>
+!red = !dist.tensor<8x8xf32, @m, [replicate, reduced]>
+func.func @varies(%g: !g_t, %w: !w_t) -> (!rep, !red) {
+  %gl = dist.to_local %g : !g_t -> tensor<8x8xf32>
+  %sq = arith.mulf %gl, %gl : tensor<8x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp' (a shard, a partial value or a storage piece not gathered or reduced over it) but its type declares it the same on every rank}}
+  %G = dist.from_local %sq : tensor<8x8xf32> -> !rep
+  %wl = dist.to_local %w : !w_t -> tensor<4x8xf32>
+  %pad = tensor.pad %wl low[0, 0] high[4, 0] {
+  ^bb0(%i: index, %j: index):
+    %z = arith.constant 0.0 : f32
+    tensor.yield %z : f32
+  } : tensor<4x8xf32> to tensor<8x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'tp'}}
+  %W = dist.from_local %pad : tensor<8x8xf32> -> !red
+  return %G, %W : !rep, !red
+}
+
+// -----
+
+// Declared reduced where no reduced value reaches.
+dist.mesh @m [dp = 2]
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+!red = !dist.tensor<8x8xf32, @m, [reduced]>
+func.func @not_reduced(%x: !rep) -> !red {
+  %l = dist.to_local %x : !rep -> tensor<8x8xf32>
+  // expected-error @+1 {{result type declares reduced on mesh axis 'dp' but no reduced value reaches it over that axis: its gradient would be summed over ranks that already hold all of it}}
+  %R = dist.from_local %l : tensor<8x8xf32> -> !red
+  return %R : !red
+}
+
+// -----
+
+// Clean: gathered to reduced and declared so, a partial value all-reduced
+// and declared replicate, a reduced value reduce-scattered into a shard,
+// and an explicit redistribute from reduced to replicate.
+dist.mesh @m [dp = 2]
+!s_t = !dist.tensor<8x8xf32, @m, [shard<0>]>
+!red = !dist.tensor<8x8xf32, @m, [reduced]>
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+!p_t = !dist.tensor<8x8xf32, @m, [partial<sum>]>
+func.func @clean(%s: !s_t, %p: !p_t) -> (!red, !rep, !s_t, !rep) {
+  %sl = dist.to_local %s : !s_t -> tensor<4x8xf32>
+  %g = dist.all_gather %sl on @m axes [dp] dim 0 reduced : tensor<4x8xf32> -> tensor<8x8xf32>
+  %R = dist.from_local %g : tensor<8x8xf32> -> !red
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %a = dist.all_reduce %pl on @m axes [dp] reduce sum : tensor<8x8xf32> -> tensor<8x8xf32>
+  %A = dist.from_local %a : tensor<8x8xf32> -> !rep
+  %rs = dist.reduce_scatter %g on @m axes [dp] reduce sum dim 0 : tensor<8x8xf32> -> tensor<4x8xf32>
+  %S = dist.from_local %rs : tensor<4x8xf32> -> !s_t
+  %X = dist.redistribute %R : !red -> !rep
+  return %R, %A, %S, %X : !red, !rep, !s_t, !rep
+}
