@@ -75,3 +75,29 @@ func.func @clean(%s: !s_t, %p: !p_t) -> (!red, !rep, !s_t, !rep) {
   %X = dist.redistribute %R : !red -> !rep
   return %R, %A, %S, %X : !red, !rep, !s_t, !rep
 }
+
+// -----
+
+// Partial on one axis and reduced on another (docs/reduced.md): the value
+// varies over dp until the all-reduce, and stays reduced over tp.
+dist.mesh @m [dp = 2, tp = 2]
+!pr = !dist.tensor<8x8xf32, @m, [partial<sum>, reduced]>
+!rr = !dist.tensor<8x8xf32, @m, [replicate, reduced]>
+func.func @partial_and_reduced(%x: !pr) -> !rr {
+  %l = dist.to_local %x : !pr -> tensor<8x8xf32>
+  %a = dist.all_reduce %l on @m axes [dp] reduce sum : tensor<8x8xf32> -> tensor<8x8xf32>
+  %R = dist.from_local %a : tensor<8x8xf32> -> !rr
+  return %R : !rr
+}
+
+// -----
+
+dist.mesh @m [dp = 2, tp = 2]
+!pr = !dist.tensor<8x8xf32, @m, [partial<sum>, reduced]>
+!rr = !dist.tensor<8x8xf32, @m, [replicate, reduced]>
+func.func @partial_and_reduced_unreduced(%x: !pr) -> !rr {
+  %l = dist.to_local %x : !pr -> tensor<8x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
+  %R = dist.from_local %l : tensor<8x8xf32> -> !rr
+  return %R : !rr
+}
