@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Dialect/Dist/Transforms/Passes.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -28,6 +29,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   expand.batchCollectives = options.batchCollectives;
   expand.maxPrefetchBytes = options.maxPrefetchBytes;
   pm.addPass(optim::createMuonExpandStep(expand));
+  pm.addPass(dist::createDistLowerRedistribute());
   pm.addPass(createConvertMuonToLinalg());
   ConvertMuonToRuntimeOptions nsOptions;
   nsOptions.target = options.target;

@@ -138,7 +138,7 @@ LogicalResult checkLowerable(func::FuncOp f) {
       return WalkResult::advance();
     op->emitOpError("is not lowered to the CPU runtime")
         << (isa<RedistributeOp>(op)
-                ? ": expand redistributions first (muon-expand-step)"
+                ? ": lower redistributions first (dist-lower-redistribute)"
             : isa<ToLocalOp, FromLocalOp>(op)
                 ? ": only at function arguments / results"
                 : "");

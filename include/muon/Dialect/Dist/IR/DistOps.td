@@ -332,8 +332,10 @@ def Dist_RedistributeOp : Dist_Op<"redistribute",
         : !dist.tensor<16x8xf32, @mesh, [shard<0>, replicate]>
        -> !dist.tensor<16x8xf32, @mesh, [replicate, replicate]>
     ```
-    Same global value, same mesh, another layout. Passes lower it to the
-    collectives the two layouts require.
+    Same global value, same mesh, another layout: any layout of the tensor
+    to any other. `dist-lower-redistribute` lowers it to the collectives
+    and slices the two layouts require (docs/dist-dialect.md,
+    "Redistribution").
   }];
   let arguments = (ins Dist_TensorType:$input);
   let results = (outs Dist_TensorType:$result);

@@ -130,4 +130,34 @@ def DistVerifyReduced : Pass<"dist-verify-reduced", "mlir::ModuleOp"> {
   let options = [ReducedRuleOption];
 }
 
+def DistLowerRedistribute : Pass<"dist-lower-redistribute", "mlir::ModuleOp"> {
+  let summary = "Lower dist.redistribute between any two layouts";
+  let description = [{
+    Rewrites every `dist.redistribute` into the local view: `dist.to_local`,
+    the collectives the two layouts require, per-rank slices, and
+    `dist.from_local`. Any pair of layouts of one tensor on one mesh is
+    supported: placements (shard, replicate, partial of every kind,
+    reduced), nesting orders, every storage kind (dim, block, flat, whole,
+    weighted).
+
+    The sequence: partial axes the target does not keep with the same
+    reduction are reduced (one `reduce_scatter` when the only change is
+    that axis becoming the innermost shard of a dim, else `all_reduce` on
+    the local piece); the source's splits the target does not share are
+    undone by `all_gather`, storage first, then per dim the compute splits
+    beyond the outer ones both layouts have in common, innermost first;
+    the target's block is sliced out at per-rank offsets; new
+    `partial<sum>` axes keep the value on coordinate 0 and zeros elsewhere.
+    Swapping `replicate` and `reduced` moves nothing. docs/dist-dialect.md,
+    "Redistribution", has the rules and examples.
+
+    ```
+    muon-opt --dist-lower-redistribute reshard.mlir
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // MUON_DIALECT_DIST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,90 @@
+// dist-lower-redistribute picks the collective each change needs: a shard
+// undone is an all_gather, a new shard a slice at per-rank offsets (nothing
+// moves), a partial reduced an all_reduce (a reduce_scatter when it becomes
+// the innermost shard of a dim), replicate <-> reduced nothing, a new
+// partial<sum> the value on coordinate 0 and zeros elsewhere; weighted
+// storage is gathered with the members' actual lengths. Data: the
+// redistribute-*.test runs.
+// RUN: muon-opt %s --dist-lower-redistribute | FileCheck %s
+// RUN: muon-opt %s --dist-lower-redistribute --dist-verify-spmd -o /dev/null
+
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[G:.*]] = dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<4x8xf32> -> tensor<16x8xf32>
+// CHECK-NEXT: dist.from_local %[[G]]
+// CHECK-LABEL: func.func @slice
+// CHECK-NOT: dist.all
+// CHECK: %[[R:.*]] = dist.rank @m
+// CHECK: %[[T:.*]] = arith.constant dense<[0, 0, 4, 4, 8, 8, 12, 12]> : tensor<8xindex>
+// CHECK: %[[O:.*]] = tensor.extract %[[T]][%[[R]]]
+// CHECK: tensor.extract_slice %{{.*}}[%[[O]], 0] [4, 8] [1, 1] : tensor<16x8xf32> to tensor<4x8xf32>
+// CHECK-LABEL: func.func @reduce
+// CHECK: dist.all_reduce %{{.*}} on @m axes [dp] reduce sum
+// CHECK-LABEL: func.func @reduce_scatter
+// CHECK: dist.reduce_scatter %{{.*}} on @m axes [dp] reduce sum dim 0 : tensor<16x8xf32> -> tensor<4x8xf32>
+// CHECK-LABEL: func.func @relabel
+// CHECK-NEXT: %[[L:.*]] = dist.to_local
+// CHECK-NEXT: dist.from_local %[[L]]
+// CHECK-LABEL: func.func @change_dim
+// CHECK: dist.all_gather %{{.*}} on @m axes [dp] dim 0
+// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [16, 2] [1, 1]
+// CHECK-LABEL: func.func @to_partial
+// CHECK: %[[C:.*]] = dist.coord @m axes [dp]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %{{.*}} : index
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: arith.select %[[FIRST]], %{{.*}}, %[[Z]]
+// CHECK-LABEL: func.func @weighted
+// CHECK: %[[W:.*]] = dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK: tensor.cast %[[W]] : tensor<?x8xf32> to tensor<16x8xf32>
+// A chain goes through the local view once: no to_local of a rebuilt value.
+// CHECK-LABEL: func.func @chain
+// CHECK-COUNT-1: dist.to_local
+// CHECK-NOT: dist.to_local
+// CHECK: dist.all_gather
+// CHECK: tensor.extract_slice
+// CHECK-COUNT-1: dist.from_local
+// CHECK-NOT: dist.from_local
+
+dist.mesh @m [dp = 4, tp = 2]
+!s0 = !dist.tensor<16x8xf32, @m, [shard<0>, replicate]>
+!r = !dist.tensor<16x8xf32, @m, [replicate, replicate]>
+!d = !dist.tensor<16x8xf32, @m, [reduced, replicate]>
+!p = !dist.tensor<16x8xf32, @m, [partial<sum>, replicate]>
+!s1 = !dist.tensor<16x8xf32, @m, [shard<1>, replicate]>
+!fsdp = !dist.tensor<16x8xf32, @m, [replicate, replicate], storage = dim<0 on dp weights [1, 1, 1, 5]>>
+func.func @gather(%x: !s0) -> !r {
+  %y = dist.redistribute %x : !s0 -> !r
+  return %y : !r
+}
+func.func @slice(%x: !r) -> !s0 {
+  %y = dist.redistribute %x : !r -> !s0
+  return %y : !s0
+}
+func.func @reduce(%x: !p) -> !d {
+  %y = dist.redistribute %x : !p -> !d
+  return %y : !d
+}
+func.func @reduce_scatter(%x: !p) -> !s0 {
+  %y = dist.redistribute %x : !p -> !s0
+  return %y : !s0
+}
+func.func @relabel(%x: !r) -> !d {
+  %y = dist.redistribute %x : !r -> !d
+  return %y : !d
+}
+func.func @change_dim(%x: !s0) -> !s1 {
+  %y = dist.redistribute %x : !s0 -> !s1
+  return %y : !s1
+}
+func.func @to_partial(%x: !r) -> !p {
+  %y = dist.redistribute %x : !r -> !p
+  return %y : !p
+}
+func.func @weighted(%x: !fsdp) -> !s0 {
+  %y = dist.redistribute %x : !fsdp -> !s0
+  return %y : !s0
+}
+func.func @chain(%x: !s0) -> !s0 {
+  %y = dist.redistribute %x : !s0 -> !r
+  %z = dist.redistribute %y : !r -> !s0
+  return %z : !s0
+}
