@@ -104,6 +104,15 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepParamShape(MlirOperation step,
                                                         intptr_t param,
                                                         int64_t *shape);
 
+/// Blocked Newton-Schulz (a `split = d [sizes]` annotation): the number of
+/// blocks of parameter `param`, 0 when its matrices are orthogonalised
+/// whole. With `dim` and `sizes` not NULL, writes the blocked tensor dim and
+/// the block sizes (that many entries). Returns -1 on failure (a diagnostic
+/// says why).
+MLIR_CAPI_EXPORTED intptr_t muonStepParamBlocks(MlirOperation step,
+                                                intptr_t param, int64_t *dim,
+                                                int64_t *sizes);
+
 /// Where tensor `kind` of parameter `param` lives on `rank` (0 <= rank <
 /// muonStepNumRanks). Every array has muonStepParamRank entries.
 ///   - `localShape`, `localOffsets`: the block of the global tensor the rank

@@ -84,6 +84,21 @@ MlirLogicalResult muonStepParamShape(MlirOperation step, intptr_t param,
   return mlirLogicalResultSuccess();
 }
 
+intptr_t muonStepParamBlocks(MlirOperation step, intptr_t param,
+                             int64_t *dim, int64_t *sizes) {
+  FailureOr<optim::StepFacts> facts =
+      factsOf(step, param, "muonStepParamBlocks");
+  if (failed(facts))
+    return -1;
+  const plan::NsBlocks &blocks = facts->params[param].plan.blocks;
+  if (dim)
+    *dim = blocks.dim;
+  if (sizes)
+    for (int64_t s : blocks.sizes)
+      *sizes++ = s;
+  return static_cast<intptr_t>(blocks.sizes.size());
+}
+
 static bool rankInRange(MlirOperation step, optim::StepFacts &facts,
                         int64_t rank) {
   if (rank >= 0 && rank < facts.mesh.numRanks())

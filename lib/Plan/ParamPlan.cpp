@@ -3,6 +3,7 @@
 #include "muon/Plan/ParamPlan.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace muon;
 using namespace muon::plan;
@@ -33,10 +34,41 @@ static std::vector<int> computeAxesOuterFirst(const layout::Layout &layout,
   return axes;
 }
 
+/// The sizes of the blocks that exactly fill `part` of a dim cut into
+/// `sizes`; nullopt when `part` is empty or cuts through a block.
+static std::optional<std::vector<int64_t>>
+blocksIn(const std::vector<int64_t> &sizes, layout::Interval part) {
+  std::vector<int64_t> inside;
+  int64_t begin = 0;
+  for (int64_t s : sizes) {
+    int64_t end = begin + s;
+    bool starts = begin >= part.offset, ends = end <= part.offset + part.size;
+    if (starts && ends)
+      inside.push_back(s);
+    else if (end > part.offset && begin < part.offset + part.size)
+      return std::nullopt; // straddles an edge of the part
+    begin = end;
+  }
+  if (inside.empty())
+    return std::nullopt;
+  return inside;
+}
+
+std::vector<std::pair<int64_t, int64_t>>
+plan::nsMatrices(const ParamPlan &plan) {
+  if (plan.localBlocks.empty())
+    return {{plan.m, plan.n}};
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t s : plan.localBlocks)
+    out.push_back(plan.blocksAlongRows ? std::make_pair(s, plan.n)
+                                       : std::make_pair(plan.m, s));
+  return out;
+}
+
 std::string plan::planParam(const std::vector<int64_t> &shape,
                             const layout::Layout &layout,
                             const layout::Mesh &mesh, LocalTo local,
-                            ParamPlan &out) {
+                            ParamPlan &out, const NsBlocks &blocks) {
   out = ParamPlan();
   int64_t rank = static_cast<int64_t>(shape.size());
   if (rank < 2)
@@ -102,6 +134,37 @@ std::string plan::planParam(const std::vector<int64_t> &shape,
              "there";
     out.roles[local.axis] = AxisRole::Local;
     out.fixed[local.axis] = local.index;
+  }
+
+  if (blocks.dim >= 0) {
+    out.blocks = blocks;
+    out.blocksAlongRows = blocks.dim == rank - 2;
+    out.localBlocks = blocks.sizes;
+    // The outermost split of the blocked dim divides the whole dim: when
+    // it cuts only between blocks and leaves every coordinate the same
+    // blocks, each coordinate orthogonalises its own.
+    auto outermost = std::find_if(
+        outerFirst.begin(), outerFirst.end(), [&](const Split &s) {
+          return s.kind != Split::Kind::Flat && s.dim == blocks.dim;
+        });
+    if (outermost != outerFirst.end() && mesh.sizes[outermost->axis] > 1) {
+      std::optional<std::vector<int64_t>> common;
+      bool aligned = true;
+      int64_t parts = mesh.sizes[outermost->axis];
+      for (int64_t c = 0; c < parts && aligned; ++c) {
+        std::optional<std::vector<int64_t>> mine = blocksIn(
+            blocks.sizes,
+            layout::chunk(shape[blocks.dim], parts, c, outermost->weights));
+        aligned = mine && (!common || *common == *mine);
+        common = mine;
+      }
+      if (aligned) {
+        out.roles[outermost->axis] = AxisRole::Independent;
+        out.blockAxis = outermost->axis;
+        out.localBlocks = *common;
+        outerFirst.erase(outermost);
+      }
+    }
   }
 
   out.chain.assign(outerFirst.rbegin(), outerFirst.rend());
@@ -260,7 +323,10 @@ double plan::ownerFlops(const ParamPlan &plan,
       b *= s.shape[d];
     maxBatch = std::max(maxBatch, b);
   }
-  return static_cast<double>(maxBatch) * nsFlops(plan.m, plan.n, steps);
+  double perMatrix = 0;
+  for (auto [rows, cols] : nsMatrices(plan))
+    perMatrix += nsFlops(rows, cols, steps);
+  return static_cast<double>(maxBatch) * perMatrix;
 }
 
 //===----------------------------------------------------------------------===//

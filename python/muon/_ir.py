@@ -266,6 +266,15 @@ class Step:
         return tuple(self._check(self._s.param_shape(param),
                                  f"no parameter {param}"))
 
+    def param_blocks(self, param: int) -> Optional[Tuple[int, Tuple[int, ...]]]:
+        """Blocked Newton-Schulz (``#muon.param<..., split = d [sizes]>``):
+        ``(d, sizes)``, or None when the parameter's matrices are
+        orthogonalised whole. ``muon.reference.muon_step(..., split=...)``
+        takes it as is."""
+        got = self._s.param_blocks(param)
+        self.module.context._check(got is not False, f"no parameter {param}")
+        return None if got is None else (got[0], tuple(got[1]))
+
     @property
     def param_names(self) -> List[str]:
         return [self.param_name(i) for i in range(self.num_params)]

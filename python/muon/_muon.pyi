@@ -1,6 +1,6 @@
 """Type stubs of the extension muon._muon (see MuonExtension.cpp). Use the
 `muon` package's API; these are its building blocks."""
-from typing import List, Optional, Sequence, Tuple
+from typing import Union, List, Optional, Sequence, Tuple
 
 Notes = List[Tuple[str, str]]
 Diag = Tuple[str, str, str, Notes]
@@ -29,6 +29,8 @@ class Step:
     def num_ranks(self) -> int: ...
     def param_name(self, param: int) -> Optional[str]: ...
     def param_shape(self, param: int) -> Optional[List[int]]: ...
+    def param_blocks(self, param: int) -> Union[
+        None, bool, Tuple[int, List[int]]]: ...
     def local_shard(self, param: int, kind: int, rank: int) -> Optional[
         Tuple[List[int], List[int], bool, List[int], List[int]]]: ...
     def partial_term(self, param: int, rank: int) -> Optional[

@@ -10,7 +10,7 @@ the ``muon.step`` attribute defaults.
 from __future__ import annotations
 
 import math
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -57,9 +57,13 @@ def muon_step(p, g, m, *, lr: float, momentum: float = 0.95,
               nesterov: bool = True, ns_steps: int = 5,
               ns_coefficients: Sequence = QUINTIC, eps: float = 1e-7,
               weight_decay: float = 0.0, lr_adjust: str = "original",
-              momentum_form: str = "lerp") -> Tuple[np.ndarray, np.ndarray]:
+              momentum_form: str = "lerp",
+              split: Optional[Tuple[int, Sequence[int]]] = None
+              ) -> Tuple[np.ndarray, np.ndarray]:
     """One step for one parameter: returns (new parameter, new momentum),
-    float64."""
+    float64. ``split = (d, sizes)`` orthogonalises each matrix in
+    consecutive blocks of ``sizes`` along dim ``d`` (one of the last two),
+    each scaled for its own shape."""
     p, g, m = (np.asarray(x, dtype=np.float64) for x in (p, g, m))
     beta = momentum
     if momentum_form == "lerp":
@@ -70,6 +74,20 @@ def muon_step(p, g, m, *, lr: float, momentum: float = 0.95,
         u = g + beta * m2 if nesterov else m2
     else:
         raise ValueError(f"unknown momentum_form '{momentum_form}'")
-    o = newton_schulz(u, ns_steps, ns_coefficients, eps)
-    p2 = p * (1 - lr * weight_decay) - lr * (o * lr_scale(p.shape, lr_adjust))
+    if split is None:
+        o = newton_schulz(u, ns_steps, ns_coefficients, eps) * \
+            lr_scale(p.shape, lr_adjust)
+    else:
+        dim, sizes = split
+        o = np.empty_like(u)
+        at = 0
+        for size in sizes:
+            index = [slice(None)] * u.ndim
+            index[dim] = slice(at, at + size)
+            block = u[tuple(index)]
+            o[tuple(index)] = newton_schulz(block, ns_steps, ns_coefficients,
+                                            eps) * lr_scale(block.shape,
+                                                            lr_adjust)
+            at += size
+    p2 = p * (1 - lr * weight_decay) - lr * o
     return p2, m2

@@ -34,6 +34,12 @@ class ParamReport:
     #: all-reduce of the whole gradient would
     reduce_bytes: float
     allreduce_bytes: float
+    #: blocked Newton-Schulz: the number of blocks (0: whole matrix), the
+    #: mesh axis whose shards hold whole blocks ("" when none) and the
+    #: gather and scatter bytes that saves
+    ns_blocks: int
+    block_axis: str
+    block_saved_bytes: float
     chain: str             #: gathers innermost first, then broadcasts
 
 

@@ -272,6 +272,20 @@ nb::object paramShape(const Step &s, intptr_t param) {
   return nb::cast(shape);
 }
 
+/// (dim, [sizes]) of a blocked Newton-Schulz, None for a whole matrix, or
+/// False on failure (a diagnostic says why).
+nb::object paramBlocks(const Step &s, intptr_t param) {
+  intptr_t n = muonStepParamBlocks(s.op(), param, nullptr, nullptr);
+  if (n < 0)
+    return nb::cast(false);
+  if (n == 0)
+    return nb::none();
+  int64_t dim = -1;
+  std::vector<int64_t> sizes(n);
+  muonStepParamBlocks(s.op(), param, &dim, sizes.data());
+  return nb::make_tuple(dim, sizes);
+}
+
 /// (local shape, local offsets, flattened, compute shape, compute offsets)
 /// or None (a diagnostic says why).
 nb::object localShard(const Step &s, intptr_t param, int kind, int64_t rank) {
@@ -449,6 +463,7 @@ NB_MODULE(_muon, m) {
       .def("param_shape", &paramShape)
       .def("local_shard", &localShard)
       .def("partial_term", &partialTerm)
+      .def("param_blocks", &paramBlocks)
       .def("holds",
            [](const Step &s, intptr_t param, int64_t rank) {
              return muonStepRankHoldsParam(s.op(), param, rank);

@@ -187,3 +187,21 @@ def test_timeline_writes_a_chrome_trace(tmp_path):
     assert "owners" not in str(m)
     with pytest.raises(muon.MuonError, match="schedule"):
         m.timeline(path, schedule="fastest")
+
+
+def test_blocked_newton_schulz_is_visible():
+    m = muon.parse('''
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<32x12xf32, @m, [shard<0>]>
+func.func @step(%p: !t, %g: !t, %m: !t, %q: !t, %h: !t, %n: !t) -> (!t, !t, !t, !t) {
+  %r:4 = muon.step params(%p, %q : !t, !t) grads(%g, %h : !t, !t)
+      momenta(%m, %n : !t, !t)
+      {lr = 0.02 : f64, param_info = [#muon.param<"qkv", split = 0 [16, 8, 8]>,
+                                      #muon.param<"w">]}
+  return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
+}''')
+    step = m.step()
+    assert step.param_blocks(0) == (0, (16, 8, 8))
+    assert step.param_blocks(1) is None
+    with pytest.raises(muon.MuonError, match="no parameter 5"):
+        step.param_blocks(5)

@@ -30,14 +30,16 @@ def test_every_layout_matches_the_reference(tmp_path, mesh, ranks):
     matrices = 0
     for i, name in enumerate(step.param_names):
         shape = step.param_shape(i)
-        matrices += math.prod(shape[:-2])
+        blocks = step.param_blocks(i)
+        matrices += math.prod(shape[:-2]) * (len(blocks[1]) if blocks else 1)
         refP = initial(i, shape, 0).astype(np.float64)
         refM = initial(i, shape, 1).astype(np.float64)
         _, terms, scale = step.partial_term(i, 0)
         for t in range(STEPS):
             g = sum(gradient_term(i, shape, t, k).astype(np.float64)
                     for k in range(terms)) * scale
-            refP, refM = muon_step(refP, g, refM, **hyper)
+            refP, refM = muon_step(refP, g, refM, **hyper,
+                                   split=step.param_blocks(i))
         for kind, ref, key in (("param", refP, "p"), ("momentum", refM, "m")):
             full = np.full(shape, np.nan, np.float32)
             holders = [r for r in range(ranks) if step.holds(i, r)]

@@ -2,6 +2,8 @@
 
 #include "Reference.h"
 
+#include <array>
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -71,7 +73,9 @@ double muon::run::referenceNsFlops(int64_t rows, int64_t cols, int64_t steps) {
 void muon::run::referenceStep(std::vector<float> &p, std::vector<float> &m,
                               const std::vector<float> &g,
                               const std::vector<int64_t> &shape,
-                              const Hyper &h) {
+                              const Hyper &h,
+                              const std::vector<int64_t> &blockSizes,
+                              bool blockRows) {
   size_t r = shape.size();
   int64_t rows = shape[r - 2], cols = shape[r - 1];
   float beta = static_cast<float>(h.momentum);
@@ -84,16 +88,38 @@ void muon::run::referenceStep(std::vector<float> &p, std::vector<float> &m,
            : h.sumForm ? g[i] + beta * m[i]
                        : g[i] + beta * (m[i] - g[i]);
   }
-  double scale = h.matchRmsAdamW
-                     ? 0.2 * std::sqrt(static_cast<double>(std::max(rows, cols)))
-                     : std::sqrt(std::max(1.0, static_cast<double>(rows) / cols));
-  float lr = static_cast<float>(h.lr), s = static_cast<float>(scale);
+  float lr = static_cast<float>(h.lr);
   float decay = static_cast<float>(1.0 - h.lr * h.weightDecay);
+  // The blocks of one matrix as (first row, first col, rows, cols).
+  std::vector<std::array<int64_t, 4>> blocks;
+  if (blockSizes.empty()) {
+    blocks.push_back({0, 0, rows, cols});
+  } else {
+    int64_t at = 0;
+    for (int64_t size : blockSizes) {
+      blocks.push_back(blockRows ? std::array<int64_t, 4>{at, 0, size, cols}
+                                 : std::array<int64_t, 4>{0, at, rows, size});
+      at += size;
+    }
+  }
   int64_t mat = rows * cols;
   for (size_t off = 0; mat && off < p.size(); off += mat) {
-    std::vector<float> one(u.begin() + off, u.begin() + off + mat);
-    std::vector<float> o = newtonSchulz(one, rows, cols, h);
-    for (int64_t i = 0; i < mat; ++i)
-      p[off + i] = p[off + i] * decay - lr * (o[i] * s);
+    for (const auto &[r0, c0, br, bc] : blocks) {
+      std::vector<float> one(br * bc);
+      for (int64_t i = 0; i < br; ++i)
+        for (int64_t j = 0; j < bc; ++j)
+          one[i * bc + j] = u[off + (r0 + i) * cols + c0 + j];
+      std::vector<float> o = newtonSchulz(one, br, bc, h);
+      double scale =
+          h.matchRmsAdamW
+              ? 0.2 * std::sqrt(static_cast<double>(std::max(br, bc)))
+              : std::sqrt(std::max(1.0, static_cast<double>(br) / bc));
+      float s = static_cast<float>(scale);
+      for (int64_t i = 0; i < br; ++i)
+        for (int64_t j = 0; j < bc; ++j) {
+          float &x = p[off + (r0 + i) * cols + c0 + j];
+          x = x * decay - lr * (o[i * bc + j] * s);
+        }
+    }
   }
 }

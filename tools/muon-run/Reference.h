@@ -23,10 +23,15 @@ struct Hyper {
 };
 
 /// One Muon step on a full parameter `p` with momentum `m` and gradient `g`
-/// (shape: ... x rows x cols; leading dims are a batch of matrices).
+/// (shape: ... x rows x cols; leading dims are a batch of matrices). With
+/// `blockSizes`, each matrix is orthogonalised in consecutive blocks of those
+/// sizes along its rows (`blockRows`) or columns, each scaled for its own
+/// shape.
 void referenceStep(std::vector<float> &p, std::vector<float> &m,
                    const std::vector<float> &g,
-                   const std::vector<int64_t> &shape, const Hyper &h);
+                   const std::vector<int64_t> &shape, const Hyper &h,
+                   const std::vector<int64_t> &blockSizes = {},
+                   bool blockRows = true);
 
 /// FLOPs Newton-Schulz takes on one rows x cols matrix.
 double referenceNsFlops(int64_t rows, int64_t cols, int64_t steps);

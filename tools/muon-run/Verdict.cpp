@@ -100,9 +100,20 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
     int64_t r = ps.shape.size();
     int64_t rows = ps.shape[r - 2], cols = ps.shape[r - 1];
     int64_t batch = numElements(ps.shape) / std::max<int64_t>(1, rows * cols);
-    expectMatrices += batch * o.steps;
-    expectFlops +=
-        batch * o.steps * referenceNsFlops(rows, cols, spec.hyper.nsSteps);
+    // Blocked Newton-Schulz: each block is a matrix of its own.
+    const std::vector<int64_t> &blocks = ps.plan.blocks.sizes;
+    if (blocks.empty()) {
+      expectMatrices += batch * o.steps;
+      expectFlops +=
+          batch * o.steps * referenceNsFlops(rows, cols, spec.hyper.nsSteps);
+    }
+    for (int64_t b : blocks) {
+      expectMatrices += batch * o.steps;
+      expectFlops += batch * o.steps *
+                     (ps.plan.blocksAlongRows
+                          ? referenceNsFlops(b, cols, spec.hyper.nsSteps)
+                          : referenceNsFlops(rows, b, spec.hyper.nsSteps));
+    }
   }
   double calls = 0, matrices = 0, flops = 0;
   std::printf("Newton-Schulz per rank (calls, matrices, GFLOP):");

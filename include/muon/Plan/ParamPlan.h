@@ -55,6 +55,13 @@ struct LocalTo {
   int64_t index = -1;
 };
 
+/// Newton-Schulz in blocks: tensor dim `dim` (a matrix dim) cut into
+/// consecutive blocks of `sizes`. Empty: the matrix is one block.
+struct NsBlocks {
+  int64_t dim = -1;
+  std::vector<int64_t> sizes;
+};
+
 struct ParamPlan {
   std::vector<AxisRole> roles;  // per mesh axis
   std::vector<int64_t> fixed;   // per axis: required owner coordinate or -1
@@ -64,13 +71,28 @@ struct ParamPlan {
   int64_t m = 0, n = 0;         // matrix dims (last two)
   int64_t batch = 1;            // matrices per global tensor
   bool flat = false;            // chain starts with a flat element split
+  /// Blocked Newton-Schulz (NsBlocks::dim < 0: none). `localBlocks`: the
+  /// blocks one owner orthogonalises, in order along `blocks.dim`: all of
+  /// them, or those of one shard when the outermost split of that dim
+  /// cuts only between blocks, leaving the same block sizes on every
+  /// coordinate (that axis is then Independent: nothing is gathered over
+  /// it).
+  NsBlocks blocks;
+  std::vector<int64_t> localBlocks;
+  int blockAxis = -1;           // the axis made Independent, or -1
+  bool blocksAlongRows = true;  // blocks.dim is the row dim (else columns)
 };
 
 /// Builds the plan of a parameter of `shape` and (verified) `layout`.
 /// Returns "" or a message (e.g. an annotation that contradicts the layout).
 std::string planParam(const std::vector<int64_t> &shape,
                       const layout::Layout &layout, const layout::Mesh &mesh,
-                      LocalTo local, ParamPlan &out);
+                      LocalTo local, ParamPlan &out,
+                      const NsBlocks &blocks = {});
+
+/// The (rows, cols) of each matrix Newton-Schulz runs on for one owner:
+/// the m x n matrix, or its local blocks.
+std::vector<std::pair<int64_t, int64_t>> nsMatrices(const ParamPlan &plan);
 
 /// The layout after the first `undone` splits of the chain are undone (the
 /// layout of the data a gather step produces, or a scatter step consumes).

@@ -446,8 +446,63 @@ func.func @f(%x: tensor<8x8xf32>) {
 
 // -----
 
-// expected-error @+1 {{expected `expert` or `stage`, got 'layer'}}
+// expected-error @+1 {{expected `expert`, `stage` or `split`, got 'layer'}}
 func.func private @f() attributes {p = #muon.param<"w", layer = pp[1]>}
+
+// -----
+
+// expected-error @+1 {{`split` is given twice}}
+func.func private @f() attributes {p = #muon.param<"w", split = 0 [4], split = 1 [4]>}
+
+// -----
+
+// expected-error @+1 {{`split` needs a non-negative dim, got -1}}
+func.func private @f() attributes {p = #muon.param<"w", split = -1 [4]>}
+
+// -----
+
+// expected-error @+1 {{a parameter lives in one expert group or one stage, not both}}
+func.func private @f() attributes {p = #muon.param<"w", expert = ep[0], stage = pp[1]>}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<2x8x4xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') splits dim 0 for Newton-Schulz, but only its matrix dims (1 and 2) can be split}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", split = 0 [1, 1]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') has a Newton-Schulz block of size 0; block sizes must be positive}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", split = 0 [8, 0]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') has Newton-Schulz blocks adding up to more than dim 1, which has 4}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", split = 1 [2, 9223372036854775807]>]}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{parameter #0 ('w') has Newton-Schulz blocks adding up to 6 along dim 0, which has 8}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, param_info = [#muon.param<"w", split = 0 [2, 4]>]}
+  return
+}
 
 // -----
 

@@ -43,6 +43,7 @@
 // JSON-NEXT: "gather_bytes": 384,
 // JSON-NEXT: "index": 0,
 // JSON-NEXT: "name": "w",
+// JSON-NEXT: "ns_blocks": 0,
 // JSON-NEXT: "ns_flops": 25600,
 // JSON-NEXT: "owner": 0,
 // JSON-NEXT: "owner_ranks": 1,

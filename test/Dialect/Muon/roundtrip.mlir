@@ -10,7 +10,7 @@ dist.mesh @m [ep = 2, dp = 2]
 // CHECK-SAME: lr_adjust = #muon.lr_adjust<match_rms_adamw>
 // CHECK-SAME: momentum_form = #muon.momentum_form<sum>
 // CHECK-SAME: ns_dtype = bf16
-// CHECK-SAME: param_info = [#muon.param<"a">, #muon.param<"b", expert = ep[1]>]
+// CHECK-SAME: param_info = [#muon.param<"a", split = 1 [4, 4]>, #muon.param<"b", expert = ep[1], split = 0 [8, 8]>]
 // CHECK-SAME: strategy = #muon.strategy<balanced>
 func.func @step(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, !t, !t) {
   %r:4 = muon.step params(%a, %b : !t, !t) grads(%ga, %gb : !t, !t) momenta(%ma, %mb : !t, !t)
@@ -20,7 +20,7 @@ func.func @step(%a: !t, %b: !t, %ga: !t, %gb: !t, %ma: !t, %mb: !t) -> (!t, !t, 
        momentum_form = #muon.momentum_form<sum>, ns_dtype = bf16,
        strategy = #muon.strategy<balanced>, prefetch_count = 2,
        async_gpu_parallelism = false,
-       param_info = [#muon.param<"a">, #muon.param<"b", expert = ep[1]>]}
+       param_info = [#muon.param<"a", split = 1 [4, 4]>, #muon.param<"b", expert = ep[1], split = 0 [8, 8]>]}
   return %r#0, %r#1, %r#2, %r#3 : !t, !t, !t, !t
 }
 

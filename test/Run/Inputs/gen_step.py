@@ -55,15 +55,6 @@ def params_for(axes, big):
     add("storage.flat1", [6, 10], pl() + ", storage = flat<@group, 1>")
     add("storage.whole", [20, 12],
         pl() + f", storage = whole<on {dp} owner {size[dp] - 1}>")
-    # Reduced weights stored in pieces (FSDP, flat, weighted): the gradient
-    # is the cotangent, partial and whole; the step reduce-scatters it.
-    add("reduced.fsdp", [20, 12], pl(**{dp: "reduced"}) + f", storage = dim<0 on {dp}>",
-        pl(**{dp: "partial<sum>"}))
-    add("reduced.weighted", [18, 10],
-        pl(**{dp: "reduced"}) + f", storage = dim<1 on {dp} weights [{w}]>",
-        pl(**{dp: "partial<avg>"}))
-    add("reduced.flat", [6, 4], pl(**{dp: "reduced"}) + ", storage = flat<@group, 2>",
-        pl(**{dp: "partial<sum>"}))
     add("uneven.rows", [10, 6], pl(**{dp: "shard<0>"}))
     add("tiny", [3, 2], pl(**{a: f"shard<{i % 2}>" for i, a in enumerate(names)}))
     add("ep.stack", [2 * size[dp], 12, 8], pl(**{dp: "shard<0>", **(
@@ -83,6 +74,28 @@ def params_for(axes, big):
             pl(**{dp: "partial<avg>", tp: "shard<0>"}))
         add("storage.block", [24, 20], pl() + f", storage = block<0 on {dp}, 1 on {tp}>")
         add("uneven.both", [7, 5], pl(**{dp: "shard<0>", tp: "shard<1>"}))
+    if n >= 3:
+        add("three_d", [32, 48], pl(**{names[1]: "shard<0>", names[2]: "shard<1>"}),
+            pl(**{names[0]: "partial<avg>", names[1]: "shard<0>", names[2]: "shard<1>"}))
+    # Added after the layouts above so that their data (streams numbered by
+    # parameter) stays what the tests were written against.
+    # Reduced weights stored in pieces (FSDP, flat, weighted): the gradient
+    # is the cotangent, partial and whole; the step reduce-scatters it.
+    add("reduced.fsdp", [20, 12], pl(**{dp: "reduced"}) + f", storage = dim<0 on {dp}>",
+        pl(**{dp: "partial<sum>"}))
+    add("reduced.weighted", [18, 10],
+        pl(**{dp: "reduced"}) + f", storage = dim<1 on {dp} weights [{w}]>",
+        pl(**{dp: "partial<avg>"}))
+    add("reduced.flat", [6, 4], pl(**{dp: "reduced"}) + ", storage = flat<@group, 2>",
+        pl(**{dp: "partial<sum>"}))
+    # Newton-Schulz in blocks (split = dim [sizes]): whole heads per dp
+    # shard when dp divides them evenly (dp is then independent), else
+    # gathered; unequal QKV-like column blocks, each scaled for its shape.
+    add("split.heads", [32, 12], pl(**{dp: "shard<0>"}), info="split = 0 [8, 8, 8, 8]")
+    add("split.qkv", [16, 24], pl() + f", storage = dim<1 on {dp}>",
+        info="split = 1 [12, 6, 6]")
+    if n >= 2:
+        tp = names[-1]
         # Block storage reduced over its inner axis only, then over both;
         # FSDP storage on an uneven TP shard; HSDP with the shard axis
         # reduce-scattered and the replica axis all-reduced.
@@ -95,12 +108,11 @@ def params_for(axes, big):
         add("reduced.on_tp", [7, 9],
             pl(**{dp: "reduced", tp: "shard<0>"}) + f", storage = dim<0 on {dp}>",
             pl(**{dp: "partial<sum>", tp: "shard<0>"}))
+        add("split.tp_heads", [24, 16], pl(**{tp: "shard<0>", dp: "shard<1>"}),
+            info="split = 0 [6, 6, 6, 6]")
         add("reduced.hsdp", [16, 12],
             pl(**{dp: "reduced", tp: "reduced"}) + f", storage = dim<0 on {tp}>",
             pl(**{dp: "partial<avg>", tp: "partial<sum>"}))
-    if n >= 3:
-        add("three_d", [32, 48], pl(**{names[1]: "shard<0>", names[2]: "shard<1>"}),
-            pl(**{names[0]: "partial<avg>", names[1]: "shard<0>", names[2]: "shard<1>"}))
     if big:
         add("big.uneven", [1000, 999], pl(**{dp: "shard<0>"}))
     return ps

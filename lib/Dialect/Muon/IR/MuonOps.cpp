@@ -130,7 +130,7 @@ ParamAttr StepOp::getParamInfoOf(int64_t i) {
       return cast<ParamAttr>((*info)[i]);
   MLIRContext *ctx = getContext();
   return ParamAttr::get(ctx, StringAttr::get(ctx, ""), LocalKind::Global,
-                        StringAttr::get(ctx, ""), -1);
+                        StringAttr::get(ctx, ""), -1, -1, {});
 }
 
 std::string StepOp::describeParam(int64_t i) {
@@ -184,6 +184,33 @@ LogicalResult StepOp::verify() {
       return emitOpError("parameter ")
              << describeParam(i) << " has non-float element type "
              << p.getElementType();
+    if (ParamAttr info = getParamInfoOf(i); info.isSplit()) {
+      int64_t d = info.getSplitDim(), rank = p.getRank();
+      if (d != rank - 2 && d != rank - 1)
+        return emitOpError("parameter ")
+               << describeParam(i) << " splits dim " << d
+               << " for Newton-Schulz, but only its matrix dims (" << rank - 2
+               << " and " << rank - 1 << ") can be split";
+      int64_t total = 0, length = p.getShape()[d];
+      for (int64_t size : info.getSplitSizes()) {
+        if (size <= 0)
+          return emitOpError("parameter ")
+                 << describeParam(i) << " has a Newton-Schulz block of size "
+                 << size << "; block sizes must be positive";
+        // Compared before adding: no sum of sizes can overflow.
+        if (size > length - total)
+          return emitOpError("parameter ")
+                 << describeParam(i)
+                 << " has Newton-Schulz blocks adding up to more than dim "
+                 << d << ", which has " << length;
+        total += size;
+      }
+      if (total != length)
+        return emitOpError("parameter ")
+               << describeParam(i) << " has Newton-Schulz blocks adding up to "
+               << total << " along dim " << d << ", which has "
+               << p.getShape()[d];
+    }
     for (auto [what, v] : {std::pair<StringRef, Value>{"gradient", getGrads()[i]},
                            {"momentum buffer", getMomenta()[i]}}) {
       auto t = cast<DistTensorType>(v.getType());

@@ -47,8 +47,14 @@ FailureOr<StepFacts> muon::optim::analyzeStep(StepOp step,
                << info.getAxis().getValue() << "'";
       local.index = info.getIndex();
     }
-    std::string err =
-        plan::planParam(pf.shape, pf.layout, facts.mesh, local, pf.plan);
+    plan::NsBlocks blocks;
+    if (info.isSplit()) {
+      blocks.dim = info.getSplitDim();
+      blocks.sizes.assign(info.getSplitSizes().begin(),
+                          info.getSplitSizes().end());
+    }
+    std::string err = plan::planParam(pf.shape, pf.layout, facts.mesh, local,
+                                      pf.plan, blocks);
     if (!err.empty())
       return step.emitOpError("parameter ") << step.describeParam(i) << " "
                                             << err;

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -352,7 +353,7 @@ private:
     Value newPLocal =
         inGroup(s, {s.localT}, {s.pl}, [&] {
           Value o = castTo(s.x, s.localT);
-          double scale = updateScale(step.getLrAdjust(), p.plan.m, p.plan.n);
+          double scale = uniformScale(p.plan).value_or(1.0);
           // lr and weight_decay: the step's operands (read at run time)
           // or its constants.
           Value lr = step.getLrValue(), wd = step.getWeightDecayValue();
@@ -388,10 +389,7 @@ private:
       case plan::CommStep::Kind::Gather:
         return gatherStep(c, x, resultT, token);
       case plan::CommStep::Kind::NewtonSchulz:
-        return {NewtonSchulzOp::create(
-            b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
-            b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
-            TypeAttr::get(step.getNsElementType()))};
+        return {orthogonaliseBlocks(s, x)};
       case plan::CommStep::Kind::Scatter:
         return scatterStep(c, x, resultT, token);
       case plan::CommStep::Kind::Broadcast:
@@ -490,6 +488,81 @@ private:
 
   static DenseI64ArrayAttr arrayOrNull(OpBuilder &b, ArrayRef<int64_t> v) {
     return v.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(v);
+  }
+
+  /// The lr_adjust factor shared by every block Newton-Schulz runs on for
+  /// the parameter, or nullopt when the blocks' shapes give different ones
+  /// (each block's result is then scaled where it is computed).
+  std::optional<double> uniformScale(const plan::ParamPlan &pp) {
+    std::optional<double> common;
+    std::vector<std::pair<int64_t, int64_t>> shapes = {{pp.m, pp.n}};
+    for (int64_t size : pp.blocks.sizes)
+      shapes.push_back(pp.blocksAlongRows ? std::make_pair(size, pp.n)
+                                          : std::make_pair(pp.m, size));
+    if (!pp.blocks.sizes.empty())
+      shapes.erase(shapes.begin());
+    for (auto [rows, cols] : shapes) {
+      double scale = updateScale(step.getLrAdjust(), rows, cols);
+      if (common && *common != scale)
+        return std::nullopt;
+      common = scale;
+    }
+    return common;
+  }
+
+  Value newtonSchulz(Value x) {
+    return NewtonSchulzOp::create(
+        b, loc, x, b.getI64IntegerAttr(step.getNsSteps()),
+        b.getDenseF64ArrayAttr(step.getCoeffList()), step.getEpsAttr(),
+        TypeAttr::get(step.getNsElementType()));
+  }
+
+  /// Newton-Schulz on the owner's matrix `x`: whole, or (a `split`
+  /// annotation) block by block along the blocked dim, each block's result
+  /// scaled by its own lr_adjust factor when the blocks' factors differ.
+  Value orthogonaliseBlocks(const ParamState &s, Value x) {
+    const plan::ParamPlan &pp = facts.params[s.index].plan;
+    if (pp.localBlocks.size() <= 1)
+      return newtonSchulz(x);
+    bool scaleEach = !uniformScale(pp);
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t d = pp.blocks.dim;
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    Value out = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    int64_t at = 0;
+    for (int64_t size : pp.localBlocks) {
+      SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+      offsets[d] = b.getIndexAttr(at);
+      SmallVector<OpFoldResult> blockSizes = sizes;
+      blockSizes[d] = b.getIndexAttr(size);
+      Value block = tensor::ExtractSliceOp::create(b, loc, x, offsets,
+                                                   blockSizes, strides);
+      Value o = newtonSchulz(block);
+      if (scaleEach) {
+        int64_t rows = pp.blocksAlongRows ? size : pp.m;
+        int64_t cols = pp.blocksAlongRows ? pp.n : size;
+        o = scaled(o, updateScale(step.getLrAdjust(), rows, cols));
+      }
+      out = tensor::InsertSliceOp::create(b, loc, o, out, offsets, blockSizes,
+                                          strides);
+      at += size;
+    }
+    return out;
+  }
+
+  /// `x` times the constant `factor`.
+  Value scaled(Value x, double factor) {
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    Value c = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(type.getElementType(), factor));
+    Value splat = linalg::FillOp::create(b, loc, c, empty).getResult(0);
+    Value dest = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    return linalg::MulOp::create(b, loc, ValueRange{x, splat},
+                                 ValueRange{dest})
+        .getResult(0);
   }
 
   /// A gradient reduction: an all-reduce, or a reduce-scatter into the

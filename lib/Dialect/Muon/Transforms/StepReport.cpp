@@ -141,6 +141,28 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     row.gatheredBytes = t.gathered - g0;
     row.scatteredBytes = t.scattered - s0;
     row.chain = chainStr(steps, mesh);
+    if (!p.plan.blocks.sizes.empty()) {
+      row.blocks = static_cast<int64_t>(p.plan.blocks.sizes.size());
+      row.blockDim = p.plan.blocks.dim;
+      if (p.plan.blockAxis >= 0) {
+        row.blockAxis = mesh.axisNames[p.plan.blockAxis];
+        // The same parameter orthogonalised whole-matrix-wise: every split
+        // gathered.
+        plan::LocalTo local;
+        for (int a = 0; a < mesh.numAxes(); ++a)
+          if (p.plan.roles[a] == plan::AxisRole::Local)
+            local = {a, p.plan.fixed[a]};
+        plan::ParamPlan gathered;
+        plan::planParam(p.shape, p.layout, mesh, local, gathered);
+        Traffic whole{std::vector<double>(nr, 0.0),
+                      std::vector<double>(nr, 0.0)};
+        addTraffic(p, plan::planSteps(gathered, p.layout, p.gradLayout, mesh,
+                                      owners[i]),
+                   mesh, owners[i], elementBytes, whole);
+        row.blockSavedBytes = whole.gathered + whole.scattered -
+                              row.gatheredBytes - row.scatteredBytes;
+      }
+    }
     plan::CommStep allReduce = plan::allReduceOfGradient(p.gradLayout, mesh);
     for (int64_t r = 0; r < nr; ++r) {
       std::vector<int64_t> c = mesh.coords(r);
@@ -247,6 +269,18 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
         shapeStr(p.shape).c_str(), owner.c_str(), p.nsFlops, p.gatheredBytes,
         p.scatteredBytes, p.reduceBytes, p.allReduceBytes, p.chain.c_str());
   }
+  for (const ParamRow &p : report.params) {
+    if (!p.blocks)
+      continue;
+    os << "blocked Newton-Schulz: param " << p.index << " ("
+       << (p.name.empty() ? "-" : p.name) << "): " << p.blocks
+       << " blocks along dim " << p.blockDim;
+    if (!p.blockAxis.empty())
+      os << llvm::format("; %s holds whole blocks, orthogonalised where they "
+                         "are: %.0f B of gathers and scatters saved",
+                         p.blockAxis.c_str(), p.blockSavedBytes);
+    os << "\n";
+  }
   os << llvm::format("%-5s %-24s %8s %12s %12s %12s %10s %10s %6s %12s\n",
                      "rank", "coords", "params", "ns_flops", "sent_B",
                      "recv_B", "est_us", "exposed_us", "colls", "peak_B");
@@ -315,6 +349,9 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
         {"gather_bytes", p.gatheredBytes},
         {"scatter_bytes", p.scatteredBytes},
         {"reduce_bytes", p.reduceBytes},
+        {"ns_blocks", p.blocks},
+        {"block_axis", p.blockAxis},
+        {"block_saved_bytes", p.blockSavedBytes},
         {"allreduce_bytes", p.allReduceBytes},
         {"chain", p.chain}});
   for (const RankRow &r : report.ranks) {

@@ -88,7 +88,7 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"
   ];
 }
 

@@ -34,6 +34,12 @@ struct ParamRow {
   /// (reduce-scatters into the storage, then all-reduces), and as one
   /// all-reduce of the whole gradient would (ring algorithms).
   double reduceBytes = 0, allReduceBytes = 0;
+  /// Blocked Newton-Schulz (a `split` annotation): the blocks along
+  /// `blockDim`, the axis whose shards hold whole blocks ("" when none),
+  /// and the gather and scatter bytes that saves against gathering it.
+  int64_t blocks = 0, blockDim = -1;
+  std::string blockAxis;
+  double blockSavedBytes = 0;
   std::string chain; ///< Gathers innermost first, then broadcasts.
 };
 
