@@ -84,8 +84,8 @@ MlirLogicalResult muonStepParamShape(MlirOperation step, intptr_t param,
   return mlirLogicalResultSuccess();
 }
 
-intptr_t muonStepParamBlocks(MlirOperation step, intptr_t param,
-                             int64_t *dim, int64_t *sizes) {
+intptr_t muonStepParamBlocks(MlirOperation step, intptr_t param, int64_t *dim,
+                             int64_t *sizes) {
   FailureOr<optim::StepFacts> facts =
       factsOf(step, param, "muonStepParamBlocks");
   if (failed(facts))

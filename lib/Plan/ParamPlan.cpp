@@ -143,8 +143,8 @@ std::string plan::planParam(const std::vector<int64_t> &shape,
     // The outermost split of the blocked dim divides the whole dim: when
     // it cuts only between blocks and leaves every coordinate the same
     // blocks, each coordinate orthogonalises its own.
-    auto outermost = std::find_if(
-        outerFirst.begin(), outerFirst.end(), [&](const Split &s) {
+    auto outermost =
+        std::find_if(outerFirst.begin(), outerFirst.end(), [&](const Split &s) {
           return s.kind != Split::Kind::Flat && s.dim == blocks.dim;
         });
     if (outermost != outerFirst.end() && mesh.sizes[outermost->axis] > 1) {
@@ -152,9 +152,9 @@ std::string plan::planParam(const std::vector<int64_t> &shape,
       bool aligned = true;
       int64_t parts = mesh.sizes[outermost->axis];
       for (int64_t c = 0; c < parts && aligned; ++c) {
-        std::optional<std::vector<int64_t>> mine = blocksIn(
-            blocks.sizes,
-            layout::chunk(shape[blocks.dim], parts, c, outermost->weights));
+        std::optional<std::vector<int64_t>> mine =
+            blocksIn(blocks.sizes, layout::chunk(shape[blocks.dim], parts, c,
+                                                 outermost->weights));
         aligned = mine && (!common || *common == *mine);
         common = mine;
       }
@@ -385,8 +385,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
       // The flattened gradient reduced into the parameter's element range.
       s.split = Split::Kind::Flat;
       for (int64_t c = 0; c < mesh.sizes[a]; ++c)
-        s.sizes.push_back(layout::flatMemberRange(storage.group,
-                                                  mesh.sizes[a],
+        s.sizes.push_back(layout::flatMemberRange(storage.group, mesh.sizes[a],
                                                   storage.member, c)
                               .size);
     } else if (mesh.sizes[a] == 1) {

@@ -186,8 +186,10 @@ int main(int argc, char **argv) {
       return fail("unknown mesh");
     mesh = dist::toLayoutMesh(m);
     auto emit = [&] { return check.emitError(); };
-    FailureOr<layout::Layout> from = dist::toLayout(a.getLayout(), m, check, emit);
-    FailureOr<layout::Layout> to = dist::toLayout(b.getLayout(), m, check, emit);
+    FailureOr<layout::Layout> from =
+        dist::toLayout(a.getLayout(), m, check, emit);
+    FailureOr<layout::Layout> to =
+        dist::toLayout(b.getLayout(), m, check, emit);
     if (failed(from) || failed(to))
       return fail("bad layout in pair " + std::to_string(i));
     Pair p;
@@ -220,8 +222,8 @@ int main(int argc, char **argv) {
     run::Shard in = run::shardOf(p.shape, p.from, mesh, rank);
     layout::PartialTerms t =
         layout::partialTerms(p.from, mesh, mesh.coords(rank));
-    args.push_back(run::extract(term(i, t.index, run::numElements(p.shape)),
-                                p.shape, in));
+    args.push_back(
+        run::extract(term(i, t.index, run::numElements(p.shape)), p.shape, in));
     argShapes.push_back(in.local.shape);
     run::Shard out = run::shardOf(p.shape, p.to, mesh, rank);
     resultShapes.push_back(out.local.shape);

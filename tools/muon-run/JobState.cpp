@@ -79,10 +79,9 @@ void JobState::takeResults(const Tensors &results) {
 
 void JobState::referenceStep(const Tensors &fullGradients) {
   for (size_t i = 0; i < spec.params.size(); ++i)
-    run::referenceStep(fullP[i], fullM[i], fullGradients[i],
-                       spec.params[i].shape, spec.hyper,
-                       spec.params[i].plan.blocks.sizes,
-                       spec.params[i].plan.blocksAlongRows);
+    run::referenceStep(
+        fullP[i], fullM[i], fullGradients[i], spec.params[i].shape, spec.hyper,
+        spec.params[i].plan.blocks.sizes, spec.params[i].plan.blocksAlongRows);
 }
 
 std::vector<float> JobState::fullGradient(const TensorSpec &ts,

@@ -72,8 +72,7 @@ double muon::run::referenceNsFlops(int64_t rows, int64_t cols, int64_t steps) {
 
 void muon::run::referenceStep(std::vector<float> &p, std::vector<float> &m,
                               const std::vector<float> &g,
-                              const std::vector<int64_t> &shape,
-                              const Hyper &h,
+                              const std::vector<int64_t> &shape, const Hyper &h,
                               const std::vector<int64_t> &blockSizes,
                               bool blockRows) {
   size_t r = shape.size();

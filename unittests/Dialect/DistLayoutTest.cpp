@@ -115,11 +115,11 @@ TEST_F(DistLayoutTest, CotangentDropsStorageOverPartialAxes) {
   EXPECT_EQ(kept.getDims(), ArrayRef<int64_t>{0});
   EXPECT_EQ(kept.getAxes()[0].getValue(), "dp");
   EXPECT_EQ(kept.getWeights(),
-            ArrayAttr::get(&context, {arg(5).getLayout().getStorage()
-                                          .getWeights()[0]}));
+            ArrayAttr::get(&context,
+                           {arg(5).getLayout().getStorage().getWeights()[0]}));
   // The stripped layout is itself valid.
-  auto type = DistTensorType::get(&context, {16, 8},
-                                  Float32Type::get(&context), block);
+  auto type =
+      DistTensorType::get(&context, {16, 8}, Float32Type::get(&context), block);
   EXPECT_TRUE(succeeded(
       verifyDistTensorType(type, func, [&] { return func.emitError(); })));
 }

@@ -79,8 +79,8 @@ struct ParamPlan {
   /// it).
   NsBlocks blocks;
   std::vector<int64_t> localBlocks;
-  int blockAxis = -1;           // the axis made Independent, or -1
-  bool blocksAlongRows = true;  // blocks.dim is the row dim (else columns)
+  int blockAxis = -1;          // the axis made Independent, or -1
+  bool blocksAlongRows = true; // blocks.dim is the row dim (else columns)
 };
 
 /// Builds the plan of a parameter of `shape` and (verified) `layout`.

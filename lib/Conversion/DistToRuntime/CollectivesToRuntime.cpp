@@ -355,11 +355,11 @@ struct ReduceScatterToRuntime : DistPattern<ReduceScatterOp> {
   LogicalResult lower(ReduceScatterOp op, Adaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(
-        op, lowering.splitCollective(
-                rewriter, op, adaptor.getInput(),
-                RuntimeFn::muon_rt_reduce_scatter, op.getScatterDim(), false,
-                op.getSizes(), op.getWeights(),
-                {runtimeReduction(op.getReduction())}));
+        op, lowering.splitCollective(rewriter, op, adaptor.getInput(),
+                                     RuntimeFn::muon_rt_reduce_scatter,
+                                     op.getScatterDim(), false, op.getSizes(),
+                                     op.getWeights(),
+                                     {runtimeReduction(op.getReduction())}));
     return success();
   }
 };

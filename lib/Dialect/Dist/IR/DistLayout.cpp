@@ -87,10 +87,9 @@ PlacementAttr muon::dist::getCotangent(PlacementAttr primal) {
                              layout::cotangent(toLayoutPlacement(primal)));
 }
 
-StorageAttr
-muon::dist::storageWithout(StorageAttr storage, Operation *from,
-                           function_ref<bool(StringRef)> dropped,
-                           SymbolTableCollection *tables) {
+StorageAttr muon::dist::storageWithout(StorageAttr storage, Operation *from,
+                                       function_ref<bool(StringRef)> dropped,
+                                       SymbolTableCollection *tables) {
   if (!storage)
     return storage;
   ArrayRef<StringAttr> axes = storage.getAxes();
@@ -130,10 +129,9 @@ LayoutAttr muon::dist::gradLayoutFor(LayoutAttr param,
   for (auto [name, p] : llvm::zip(mesh.getAxisNames(), gradPlacements))
     if (p.getKind() == PlacementKind::Partial)
       partial.insert(cast<StringAttr>(name).getValue());
-  StorageAttr storage =
-      storageWithout(param.getStorage(), mesh,
-                     [&](StringRef axis) { return partial.count(axis); },
-                     tables);
+  StorageAttr storage = storageWithout(
+      param.getStorage(), mesh,
+      [&](StringRef axis) { return partial.count(axis); }, tables);
   return LayoutAttr::get(param.getContext(), param.getMesh(), gradPlacements,
                          param.getOrder(), storage);
 }

@@ -136,11 +136,10 @@ public:
             axes.push_back(a);
         }
       if (!axes.empty())
-        x = AllReduceOp::create(b, loc, x.getType(), Type(), x, meshRef,
-                                axisNames(axes),
-                                ReduceKindAttr::get(b.getContext(),
-                                                    static_cast<ReduceKind>(
-                                                        kind)))
+        x = AllReduceOp::create(
+                b, loc, x.getType(), Type(), x, meshRef, axisNames(axes),
+                ReduceKindAttr::get(b.getContext(),
+                                    static_cast<ReduceKind>(kind)))
                 .getResult();
     }
 
@@ -259,9 +258,9 @@ private:
     return ReduceScatterOp::create(
                b, loc, typeOf(to), Type(), x, meshRef, axisNames({changed}),
                b.getI64IntegerAttr(d),
-               ReduceKindAttr::get(b.getContext(),
-                                   static_cast<ReduceKind>(
-                                       from.placements[changed].reduce)),
+               ReduceKindAttr::get(
+                   b.getContext(),
+                   static_cast<ReduceKind>(from.placements[changed].reduce)),
                DenseI64ArrayAttr(), DenseI64ArrayAttr())
         .getResult();
   }
@@ -302,16 +301,16 @@ private:
             layout::computeShard(shape, compute, mesh, mesh.coords(r))
                 .numElements());
       // Typed dynamic: the members' element ranges are exchanged.
-      Value flat = AllGatherOp::create(
-                       b, loc,
-                       RankedTensorType::get({ShapedType::kDynamic},
-                                             elementType),
-                       Type(), x, meshRef, axisNames({storage.group.axis}),
-                       b.getI64IntegerAttr(0), UnitAttr())
-                       .getResult();
+      Value flat =
+          AllGatherOp::create(
+              b, loc,
+              RankedTensorType::get({ShapedType::kDynamic}, elementType),
+              Type(), x, meshRef, axisNames({storage.group.axis}),
+              b.getI64IntegerAttr(0), UnitAttr())
+              .getResult();
       if (llvm::all_equal(numel))
-        flat = castTo(flat, RankedTensorType::get({numel.front()},
-                                                  elementType));
+        flat =
+            castTo(flat, RankedTensorType::get({numel.front()}, elementType));
       RankedTensorType blockT = typeOf(compute);
       SmallVector<OpFoldResult> sizes = blockSizes(compute);
       ReassociationIndices all;
@@ -345,8 +344,7 @@ private:
     SmallVector<OpFoldResult> sizes;
     std::vector<std::vector<int64_t>> perDim;
     for (int64_t r : ranks) {
-      layout::LocalShard s =
-          layout::localShard(shape, l, mesh, mesh.coords(r));
+      layout::LocalShard s = layout::localShard(shape, l, mesh, mesh.coords(r));
       perDim.resize(s.shape.size());
       for (size_t d = 0; d < s.shape.size(); ++d)
         perDim[d].push_back(s.shape[d]);
@@ -371,7 +369,8 @@ private:
       layout::LocalShard want = layout::localShard(shape, target, mesh, c);
       for (int64_t d = 0; d < rank; ++d) {
         // An empty block may sit past the end of what is held.
-        int64_t off = want.shape[d] == 0 ? 0 : want.offsets[d] - have.offsets[d];
+        int64_t off =
+            want.shape[d] == 0 ? 0 : want.offsets[d] - have.offsets[d];
         offsets[d].push_back(off);
         sizes[d].push_back(want.shape[d]);
       }
@@ -389,9 +388,9 @@ private:
       szs.push_back(perRank(sizes[d]));
       strides.push_back(b.getIndexAttr(1));
       whole &= llvm::all_of(offsets[d], [](int64_t o) { return o == 0; }) &&
-               !held.isDynamicDim(d) &&
-               llvm::all_of(sizes[d],
-                            [&](int64_t s) { return s == held.getDimSize(d); });
+               !held.isDynamicDim(d) && llvm::all_of(sizes[d], [&](int64_t s) {
+                 return s == held.getDimSize(d);
+               });
     }
     if (!whole)
       x = tensor::ExtractSliceOp::create(b, loc, x, offs, szs, strides);
@@ -401,8 +400,8 @@ private:
     ReassociationIndices all;
     for (int64_t d = 0; d < block.getRank(); ++d)
       all.push_back(d);
-    Value v = tensor::CollapseShapeOp::create(b, loc, x,
-                                              ArrayRef<ReassociationIndices>{all});
+    Value v = tensor::CollapseShapeOp::create(
+        b, loc, x, ArrayRef<ReassociationIndices>{all});
     return tensor::ExtractSliceOp::create(
         b, loc, v, ArrayRef<OpFoldResult>{perRank(flatOffsets)},
         ArrayRef<OpFoldResult>{perRank(flatSizes)},
@@ -412,15 +411,15 @@ private:
   /// `x` on the ranks whose coordinates on `axes` are all 0, zeros elsewhere.
   Value keepOnFirst(Value x, ArrayRef<int> axes) {
     auto type = cast<RankedTensorType>(x.getType());
-    Value coord = CoordOp::create(b, loc, b.getIndexType(), meshRef,
-                                  axisNames(axes));
+    Value coord =
+        CoordOp::create(b, loc, b.getIndexType(), meshRef, axisNames(axes));
     Value zeroIdx = arith::ConstantIndexOp::create(b, loc, 0);
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        coord, zeroIdx);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, coord, zeroIdx);
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-    Value zero = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(type.getElementType()));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
     return arith::SelectOp::create(b, loc, first, x, castTo(zeros, type));
   }
@@ -458,7 +457,8 @@ struct DistLowerRedistributePass
       if (failed(checkEnumerableMesh(op, mesh, "dist-lower-redistribute")))
         return signalPassFailure();
       auto emit = [&] { return op.emitOpError(); };
-      FailureOr<Layout> from = toLayout(in.getLayout(), mesh, op, emit, &tables);
+      FailureOr<Layout> from =
+          toLayout(in.getLayout(), mesh, op, emit, &tables);
       FailureOr<Layout> to = toLayout(out.getLayout(), mesh, op, emit, &tables);
       if (failed(from) || failed(to))
         return signalPassFailure();

@@ -78,8 +78,8 @@ struct DistPropagateReducedPass
         }
         // Everything else keeps the declared layout, reached explicitly.
         OpBuilder b(user);
-        use.set(RedistributeOp::create(b, op.getLoc(), declared,
-                                       op.getResult()));
+        use.set(
+            RedistributeOp::create(b, op.getLoc(), declared, op.getResult()));
       }
     }
     for (func::FuncOp fn : resigned) {
@@ -89,8 +89,8 @@ struct DistPropagateReducedPass
           results.assign(ret.getOperandTypes().begin(),
                          ret.getOperandTypes().end());
       });
-      fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
-                                   results));
+      fn.setType(
+          FunctionType::get(fn.getContext(), fn.getArgumentTypes(), results));
     }
   }
 };

@@ -19,7 +19,8 @@ void MuonDialect::registerAttributes() {
       >();
 }
 
-// #muon.param<"name" (, expert = ep[3] | , stage = pp[1])? (, split = d [s, ...])?>
+// #muon.param<"name" (, expert = ep[3] | , stage = pp[1])? (, split = d [s,
+// ...])?>
 
 Attribute ParamAttr::parse(AsmParser &parser, Type) {
   std::string name;

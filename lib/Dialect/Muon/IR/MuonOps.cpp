@@ -201,8 +201,8 @@ LogicalResult StepOp::verify() {
         if (size > length - total)
           return emitOpError("parameter ")
                  << describeParam(i)
-                 << " has Newton-Schulz blocks adding up to more than dim "
-                 << d << ", which has " << length;
+                 << " has Newton-Schulz blocks adding up to more than dim " << d
+                 << ", which has " << length;
         total += size;
       }
       if (total != length)

@@ -560,8 +560,7 @@ private:
         b, loc, b.getFloatAttr(type.getElementType(), factor));
     Value splat = linalg::FillOp::create(b, loc, c, empty).getResult(0);
     Value dest = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-    return linalg::MulOp::create(b, loc, ValueRange{x, splat},
-                                 ValueRange{dest})
+    return linalg::MulOp::create(b, loc, ValueRange{x, splat}, ValueRange{dest})
         .getResult(0);
   }
 
@@ -571,8 +570,8 @@ private:
     auto kind = dist::ReduceKindAttr::get(
         b.getContext(), static_cast<dist::ReduceKind>(c.reduce));
     if (c.dim < 0)
-      return dist::AllReduceOp::create(b, loc, g.getType(), Type(), g,
-                                       meshRef, axisNames(c.axes), kind)
+      return dist::AllReduceOp::create(b, loc, g.getType(), Type(), g, meshRef,
+                                       axisNames(c.axes), kind)
           .getResult();
     if (c.split == Split::Kind::Flat) {
       auto full = cast<RankedTensorType>(g.getType());

@@ -156,9 +156,10 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
         plan::planParam(p.shape, p.layout, mesh, local, gathered);
         Traffic whole{std::vector<double>(nr, 0.0),
                       std::vector<double>(nr, 0.0)};
-        addTraffic(p, plan::planSteps(gathered, p.layout, p.gradLayout, mesh,
-                                      owners[i]),
-                   mesh, owners[i], elementBytes, whole);
+        addTraffic(
+            p,
+            plan::planSteps(gathered, p.layout, p.gradLayout, mesh, owners[i]),
+            mesh, owners[i], elementBytes, whole);
         row.blockSavedBytes = whole.gathered + whole.scattered -
                               row.gatheredBytes - row.scatteredBytes;
       }
@@ -256,8 +257,8 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
      << " ranks), strategy " << report.strategy << ", ns_steps "
      << report.nsSteps << "\n";
   os << llvm::format("%-5s %-28s %-14s %-8s %12s %12s %12s %12s %12s  %s\n",
-                     "param", "name", "shape", "owner", "ns_flops",
-                     "gather_B", "scatter_B", "reduce_B", "allreduce_B",
+                     "param", "name", "shape", "owner", "ns_flops", "gather_B",
+                     "scatter_B", "reduce_B", "allreduce_B",
                      "chain (inner first)");
   for (const ParamRow &p : report.params) {
     std::string owner = std::to_string(p.owner);
@@ -339,21 +340,20 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
   namespace json = llvm::json;
   json::Array params, ranks, schedules;
   for (const ParamRow &p : report.params)
-    params.push_back(json::Object{
-        {"index", p.index},
-        {"name", p.name},
-        {"shape", json::Array(p.shape)},
-        {"owner", p.owner},
-        {"owner_ranks", p.ownerRanks},
-        {"ns_flops", p.nsFlops},
-        {"gather_bytes", p.gatheredBytes},
-        {"scatter_bytes", p.scatteredBytes},
-        {"reduce_bytes", p.reduceBytes},
-        {"ns_blocks", p.blocks},
-        {"block_axis", p.blockAxis},
-        {"block_saved_bytes", p.blockSavedBytes},
-        {"allreduce_bytes", p.allReduceBytes},
-        {"chain", p.chain}});
+    params.push_back(json::Object{{"index", p.index},
+                                  {"name", p.name},
+                                  {"shape", json::Array(p.shape)},
+                                  {"owner", p.owner},
+                                  {"owner_ranks", p.ownerRanks},
+                                  {"ns_flops", p.nsFlops},
+                                  {"gather_bytes", p.gatheredBytes},
+                                  {"scatter_bytes", p.scatteredBytes},
+                                  {"reduce_bytes", p.reduceBytes},
+                                  {"ns_blocks", p.blocks},
+                                  {"block_axis", p.blockAxis},
+                                  {"block_saved_bytes", p.blockSavedBytes},
+                                  {"allreduce_bytes", p.allReduceBytes},
+                                  {"chain", p.chain}});
   for (const RankRow &r : report.ranks) {
     json::Object coords;
     for (size_t a = 0; a < report.axisNames.size(); ++a)

@@ -1,4 +1,5 @@
-//===- ReducedAnalysis.h - Which local values are reduced, which vary -*- C++ -*-===//
+//===- ReducedAnalysis.h - Which local values are reduced, which vary -*- C++
+//-*-===//
 //
 // The local view loses the layout: after dist.to_local a tensor is a plain
 // tensor until dist.from_local gives it a layout again. This analysis follows
