@@ -4,9 +4,8 @@
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 func.func @direct_use(%p: !t) -> !t {
-  // expected-error @below {{'dist.redistribute' op uses distributed argument #0 directly; the CPU lowering expects only dist.to_local on arguments (run muon-expand-step first)}}
-  %r = dist.redistribute %p : !t -> !t
-  return %r : !t
+  // expected-error @below {{'func.return' op uses distributed argument #0 directly; the CPU lowering expects only dist.to_local on arguments (run muon-expand-step first)}}
+  return %p : !t
 }
 
 // -----
@@ -14,12 +13,17 @@ func.func @direct_use(%p: !t) -> !t {
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 !r = !dist.tensor<8x4xf32, @m, [replicate]>
-func.func @return_not_from_local(%p: !r) -> !t {
+func.func @return_not_from_local(%p: !r, %c: i1) -> !r {
   %l = dist.to_local %p : !r -> tensor<8x4xf32>
-  %t = dist.from_local %l : tensor<8x4xf32> -> !r
-  %x = dist.redistribute %t : !r -> !t
+  %x = scf.if %c -> (!r) {
+    %t = dist.from_local %l : tensor<8x4xf32> -> !r
+    scf.yield %t : !r
+  } else {
+    %u = dist.from_local %l : tensor<8x4xf32> -> !r
+    scf.yield %u : !r
+  }
   // expected-error @below {{'func.return' op returns distributed value #0 not built by dist.from_local; run muon-expand-step first}}
-  return %x : !t
+  return %x : !r
 }
 
 // -----
@@ -120,4 +124,17 @@ func.func @blocks(%p: !t) -> !t {
 ^next:
   %r = dist.from_local %l : tensor<4x4xf32> -> !t
   return %r : !t
+}
+
+// -----
+
+// convert-dist-to-runtime alone does not lower redistributions; the
+// muon-to-llvm pipeline runs dist-lower-redistribute before it.
+dist.mesh @m [dp = 2]
+!s = !dist.tensor<8x4xf32, @m, [shard<0>]>
+!r = !dist.tensor<8x4xf32, @m, [replicate]>
+func.func @redistribute(%x: !s) -> !r {
+  // expected-error @below {{'dist.redistribute' op is not lowered to the CPU runtime: lower redistributions first (dist-lower-redistribute)}}
+  %y = dist.redistribute %x : !s -> !r
+  return %y : !r
 }

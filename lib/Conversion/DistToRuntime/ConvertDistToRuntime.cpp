@@ -75,6 +75,15 @@ LogicalResult checkLowerable(func::FuncOp f) {
   if (!llvm::hasSingleElement(f.getBody()))
     return f.emitOpError("has several blocks; the CPU lowering expects "
                          "structured control flow (scf)");
+  // First, since a redistribution also breaks the rules on arguments and
+  // results checked below, and this says what to do.
+  WalkResult redistribute = f.walk([](RedistributeOp op) {
+    op.emitOpError("is not lowered to the CPU runtime: lower "
+                   "redistributions first (dist-lower-redistribute)");
+    return WalkResult::interrupt();
+  });
+  if (redistribute.wasInterrupted())
+    return failure();
   for (BlockArgument arg : f.getArguments())
     if (auto dt = dyn_cast<DistTensorType>(arg.getType());
         dt && !dt.getElementType().isF32())
@@ -137,9 +146,7 @@ LogicalResult checkLowerable(func::FuncOp f) {
             op))
       return WalkResult::advance();
     op->emitOpError("is not lowered to the CPU runtime")
-        << (isa<RedistributeOp>(op)
-                ? ": lower redistributions first (dist-lower-redistribute)"
-            : isa<ToLocalOp, FromLocalOp>(op)
+        << (isa<ToLocalOp, FromLocalOp>(op)
                 ? ": only at function arguments / results"
                 : "");
     return WalkResult::interrupt();

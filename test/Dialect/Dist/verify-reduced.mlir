@@ -1,6 +1,10 @@
 // dist-verify-reduced: every message at the dist.from_local whose declared
 // layout contradicts its value, and a clean case.
 // RUN: muon-opt %s --split-input-file --dist-verify-reduced -verify-diagnostics -o /dev/null
+// The step muon-expand-step emits passes under both rules (every layout of
+// the generator, partial gradients and blocked Newton-Schulz included).
+// RUN: %python %S/../../Run/Inputs/gen_step.py --mesh dp=2,tp=2 | muon-opt --muon-assign-owners --muon-expand-step --dist-verify-reduced -o /dev/null
+// RUN: %python %S/../../Run/Inputs/gen_step.py --mesh dp=2,tp=2 | muon-opt --muon-assign-owners --muon-expand-step --dist-verify-reduced=rule=intersection -o /dev/null
 
 // The obligation: a reduced value declared replicate.
 dist.mesh @m [dp = 4]
