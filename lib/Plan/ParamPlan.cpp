@@ -250,9 +250,13 @@ std::string plan::whyNotOwner(const ParamPlan &plan, const layout::Mesh &mesh,
       break;
     case AxisRole::Independent:
       if (coords[a] != 0)
-        return at(a) + ", which splits a batch dim (every coordinate "
-                       "orthogonalises its own slice); name the owner by its "
-                       "coordinate-0 representative";
+        return at(a) +
+               (a == plan.blockAxis
+                    ? ", whose shards hold whole Newton-Schulz blocks (every "
+                      "coordinate orthogonalises its own)"
+                    : ", which splits a batch dim (every coordinate "
+                      "orthogonalises its own slice)") +
+               "; name the owner by its coordinate-0 representative";
       break;
     default:
       break;

@@ -451,6 +451,16 @@ func.func private @f() attributes {p = #muon.param<"w", layer = pp[1]>}
 
 // -----
 
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<32x12xf32, @m, [shard<0>]>
+func.func @f(%p: !t, %g: !t, %m: !t) {
+  // expected-error @+1 {{cannot give parameter #0 ('heads') to rank 1: rank 1 has coordinate 1 on mesh axis 'dp', whose shards hold whole Newton-Schulz blocks (every coordinate orthogonalises its own); name the owner by its coordinate-0 representative}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 1>, param_info = [#muon.param<"heads", split = 0 [8, 8, 8, 8]>]}
+  return
+}
+
+// -----
+
 // expected-error @+1 {{`split` is given twice}}
 func.func private @f() attributes {p = #muon.param<"w", split = 0 [4], split = 1 [4]>}
 
