@@ -34,17 +34,19 @@ void memrefCopy(int64_t elem_size, unranked_memref *src_arg,
   const int64_t *sizes = src->shape_and_strides;
   const int64_t *src_strides = src->shape_and_strides + rank;
   const int64_t *dst_strides = dst->shape_and_strides + rank;
+  int64_t total = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    total *= sizes[d];
+  /* An empty memref may have no buffer at all (a null pointer, on which
+   * even a zero offset is undefined): nothing to copy, nothing to touch. */
+  if (total == 0)
+    return;
   char *from = src->aligned + src->offset * elem_size;
   char *to = dst->aligned + dst->offset * elem_size;
   if (rank == 0) {
     memcpy(to, from, elem_size);
     return;
   }
-  int64_t total = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    total *= sizes[d];
-  if (total == 0)
-    return;
   /* Both contiguous (row-major identity strides): one memcpy. */
   int contiguous = 1;
   for (int64_t d = rank - 1, expect = 1; d >= 0; expect *= sizes[d], --d)
