@@ -15,6 +15,7 @@ the ``dist`` dialect's (docs/dist-dialect.md).
 from __future__ import annotations
 
 import math
+import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._ir import Context, Module, MuonError, parse
@@ -176,7 +177,8 @@ class StepBuilder:
             order: Optional[Mapping[int, Sequence[str]]] = None,
             grad_storage: Optional[str] = None,
             expert: Optional[Tuple[str, int]] = None,
-            stage: Optional[Tuple[str, int]] = None) -> int:
+            stage: Optional[Tuple[str, int]] = None,
+            split: Optional[Tuple[int, Sequence[int]]] = None) -> int:
         """Adds a parameter and returns its index.
 
         ``placements``: one per mesh axis (a list) or axis -> placement (a
@@ -187,9 +189,13 @@ class StepBuilder:
         sum). ``storage`` (dist syntax, e.g. ``"dim<0 on dp>"``,
         ``"block<0 on dp, 1 on tp>"``, ``"flat<@g, 0>"``,
         ``"whole<on dp owner 1>"``) and ``order`` (tensor dim -> axes, outer
-        split first) complete the layout; the gradient gets the same unless
+        split first) complete the layout; the gradient gets the same, minus
+        the storage splits over its partial axes (a partial gradient is each
+        rank's whole contribution; the step reduce-scatters it), unless
         ``grad_storage`` says otherwise. ``expert=(axis, i)`` /
-        ``stage=(axis, i)`` mark an expert or pipeline-stage parameter."""
+        ``stage=(axis, i)`` mark an expert or pipeline-stage parameter.
+        ``split=(d, sizes)`` orthogonalises each matrix in blocks of
+        ``sizes`` along dim ``d`` (fused QKV, heads)."""
         shape = tuple(int(s) for s in shape)
         if len(shape) < 2:
             raise MuonError(
@@ -201,12 +207,17 @@ class StepBuilder:
             g = ["partial<sum>" if x == "reduced" else x for x in p]
         else:
             g = self._placements(grad_placements, name)
+        if grad_storage is None:
+            partial = {self.axes[i][0] for i, x in enumerate(g)
+                       if x.startswith("partial")}
+            grad_storage = self._storage_without(storage, partial)
         self.params.append({
             "name": name, "shape": shape,
             "layout": self._layout(p, storage, order),
-            "grad_layout": self._layout(
-                g, storage if grad_storage is None else grad_storage, order),
-            "expert": expert, "stage": stage})
+            "grad_layout": self._layout(g, grad_storage, order),
+            "expert": expert, "stage": stage,
+            "split": None if split is None else
+            (int(split[0]), [int(x) for x in split[1]])})
         return len(self.params) - 1
 
     # -- output -------------------------------------------------------------
@@ -246,6 +257,9 @@ class StepBuilder:
                 extra += f", expert = {p['expert'][0]}[{int(p['expert'][1])}]"
             if p["stage"] is not None:
                 extra += f", stage = {p['stage'][0]}[{int(p['stage'][1])}]"
+            if p["split"] is not None:
+                d, sizes = p["split"]
+                extra += f", split = {d} [{', '.join(map(str, sizes))}]"
             infos.append(f"#muon.param<{_quote(p['name'])}{extra}>")
         attrs.append("param_info = [" + ", ".join(infos) + "]")
         ops = lambda k: ", ".join(f"%{k}{i}" for i in range(n))
@@ -289,6 +303,29 @@ class StepBuilder:
             raise MuonError(f"parameter '{name}': {len(spec)} placements for "
                             f"a mesh of {len(self.axes)} axes")
         return spec
+
+    def _storage_without(self, storage: Optional[str],
+                         axes: set) -> Optional[str]:
+        """``storage`` without its splits over ``axes`` (the dist dialect's
+        cotangent rule: a block keeps its other split as a dim split)."""
+        if not storage or not axes:
+            return storage
+        text = storage.strip()
+        if text.startswith("flat<"):
+            group = text[len("flat<"):].split(",")[0].strip().lstrip("@")
+            for gname, axis, _ in self.flat_groups:
+                if gname == group:
+                    return None if axis in axes else storage
+            return storage
+        if text.startswith("whole<"):
+            axis = re.search(r"on\s+(\w+)", text).group(1)
+            return None if axis in axes else storage
+        splits = re.findall(r"(\d+\s+on\s+(\w+)(?:\s+weights\s*\[[^\]]*\])?)",
+                            text)
+        kept = [full for full, axis in splits if axis not in axes]
+        if len(kept) == len(splits):
+            return storage
+        return f"dim<{kept[0]}>" if kept else None
 
     def _layout(self, placements: List[str], storage: Optional[str],
                 order: Optional[Mapping[int, Sequence[str]]]) -> str:

@@ -163,3 +163,23 @@ def test_local_shard_extract_insert_round_trip():
             assert piece.shape == s.shape
             s.insert(back, piece)
         np.testing.assert_array_equal(back, full)
+
+
+def test_reduced_weights_get_the_cotangent_gradient_and_blocks():
+    b = StepBuilder({"dp": 2, "tp": 2}, lr=0.02)
+    b.flat_group("g", "dp", [24, 96])
+    b.add("fsdp", (16, 8), {"dp": Reduced()}, storage="dim<0 on dp weights [1, 3]>")
+    b.add("block", (16, 8), {"tp": Reduced()}, storage="block<0 on dp, 1 on tp weights [3, 1]>")
+    b.add("flat", (4, 6), {"dp": Reduced()}, storage="flat<@g, 0>")
+    b.add("whole", (4, 6), storage="whole<on tp owner 1>")
+    b.add("qkv", (24, 8), {"dp": Shard(0)}, split=(0, [16, 4, 4]))
+    text = b.text()
+    assert "[partial<sum>, replicate]>" in text
+    # The block keeps its dp split for the gradient partial over tp.
+    assert "[replicate, partial<sum>], storage = dim<0 on dp>>" in text
+    # Storage not over a partial axis stays.
+    assert text.count("storage = whole<on tp owner 1>") == 1
+    assert '#muon.param<"qkv", split = 0 [16, 4, 4]>' in text
+    step = b.build().step()
+    assert step.param_blocks(4) == (0, (16, 4, 4))
+    assert step.param_blocks(0) is None
