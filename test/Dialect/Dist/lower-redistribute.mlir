@@ -1,6 +1,6 @@
 // dist-lower-redistribute picks the collective each change needs: a shard
 // undone is an all_gather, a new shard a slice at per-rank offsets (nothing
-// moves), a partial reduced an all_reduce (a reduce_scatter when it becomes
+// moves), an axis moving from one dim to another an all_to_all, a partial reduced an all_reduce (a reduce_scatter when it becomes
 // the innermost shard of a dim), replicate <-> reduced nothing, a new
 // partial<sum> the value on coordinate 0 and zeros elsewhere; weighted
 // storage is gathered with the members' actual lengths. Data: the
@@ -25,8 +25,8 @@
 // CHECK-NEXT: %[[L:.*]] = dist.to_local
 // CHECK-NEXT: dist.from_local %[[L]]
 // CHECK-LABEL: func.func @change_dim
-// CHECK: dist.all_gather %{{.*}} on @m axes [dp] dim 0
-// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [16, 2] [1, 1]
+// CHECK: dist.all_to_all %{{.*}} on @m axes [dp] split 1 concat 0 : tensor<4x8xf32> -> tensor<16x2xf32>
+// CHECK-NOT: tensor.extract_slice
 // CHECK-LABEL: func.func @to_partial
 // CHECK: %[[C:.*]] = dist.coord @m axes [dp]
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %{{.*}} : index

@@ -9,6 +9,8 @@
 //      reduce_scatter when the only change is that axis becoming the
 //      innermost shard of a dim; otherwise all_reduce, on the local piece
 //      (the smallest data).
+//      An axis that moves from the innermost shard of one dim to the
+//      innermost shard of another, with even blocks, is one all_to_all.
 //   2. Undo the source's splits that the target does not share: storage
 //      first (it is innermost), then per dim the compute splits beyond the
 //      outer splits both layouts have in common, innermost first, each an
@@ -122,6 +124,8 @@ public:
 
     // 1. Reductions of the partial axes the target does not keep.
     if (std::optional<Value> fast = reduceScatterFastPath(x))
+      return fromLocal(*fast, to);
+    if (std::optional<Value> fast = allToAllFastPath(x))
       return fromLocal(*fast, to);
     for (layout::ReduceKind kind :
          {layout::ReduceKind::Sum, layout::ReduceKind::Avg,
@@ -262,6 +266,50 @@ private:
                    b.getContext(),
                    static_cast<ReduceKind>(from.placements[changed].reduce)),
                DenseI64ArrayAttr(), DenseI64ArrayAttr())
+        .getResult();
+  }
+
+  /// One axis moves from sharding dim `d` to sharding dim `e` (the
+  /// innermost split of each), nothing else changes, and every block is
+  /// even: one all_to_all, which moves a 1/k of what gathering would.
+  std::optional<Value> allToAllFastPath(Value x) {
+    if (from.storage.kind != layout::StorageKind::None ||
+        to.storage.kind != layout::StorageKind::None)
+      return std::nullopt;
+    int changed = -1;
+    for (int a = 0; a < mesh.numAxes(); ++a) {
+      if (from.placements[a] == to.placements[a])
+        continue;
+      if (changed >= 0 || from.placements[a].kind != LPK::Shard ||
+          to.placements[a].kind != LPK::Shard)
+        return std::nullopt;
+      changed = a;
+    }
+    if (changed < 0)
+      return std::nullopt;
+    int64_t d = from.placements[changed].dim, e = to.placements[changed].dim;
+    std::vector<int> fd = layout::shardAxesOf(from, d),
+                     td = layout::shardAxesOf(to, d),
+                     fe = layout::shardAxesOf(from, e),
+                     te = layout::shardAxesOf(to, e);
+    // The axis is the innermost split of d before and of e after; the
+    // other splits of both dims are the same.
+    if (fd.empty() || fd.back() != changed || te.empty() ||
+        te.back() != changed)
+      return std::nullopt;
+    fd.pop_back();
+    te.pop_back();
+    if (fd != td || fe != te)
+      return std::nullopt;
+    RankedTensorType in = typeOf(from), out = typeOf(to);
+    int64_t k = mesh.sizes[changed];
+    if (!in.hasStaticShape() || !out.hasStaticShape() ||
+        out.getDimSize(d) != k * in.getDimSize(d) ||
+        in.getDimSize(e) != k * out.getDimSize(e))
+      return std::nullopt;
+    return AllToAllOp::create(b, loc, out, Type(), x, meshRef,
+                              axisNames({changed}), b.getI64IntegerAttr(e),
+                              b.getI64IntegerAttr(d))
         .getResult();
   }
 

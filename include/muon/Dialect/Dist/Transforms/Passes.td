@@ -143,7 +143,9 @@ def DistLowerRedistribute : Pass<"dist-lower-redistribute", "mlir::ModuleOp"> {
     The sequence: partial axes the target does not keep with the same
     reduction are reduced (one `reduce_scatter` when the only change is
     that axis becoming the innermost shard of a dim, else `all_reduce` on
-    the local piece); the source's splits the target does not share are
+    the local piece); an axis moving from the innermost shard of one dim
+    to the innermost shard of another, with even blocks, is one
+    `all_to_all`; otherwise the source's splits the target does not share are
     undone by `all_gather`, storage first, then per dim the compute splits
     beyond the outer ones both layouts have in common, innermost first;
     the target's block is sliced out at per-rank offsets; new
