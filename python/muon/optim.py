@@ -177,6 +177,11 @@ class Muon(torch.optim.Optimizer):
     Newton-Schulz runs in fp32 by default, where torch.optim.Muon casts to
     bf16: results then match an fp32 single-device step to 1e-5.
 
+    A parameter group may carry ``split=(dim, [sizes])``: each of its
+    matrices is orthogonalised in blocks of those sizes along ``dim``
+    (fused QKV or gate/up projections, attention heads), each scaled for
+    its own shape.
+
     ``distributed_config`` (from :func:`create_auto_config`) describes
     plain-tensor parameters that hold local shards by the process groups
     they are split over, for models that do not use DTensor."""
@@ -255,6 +260,11 @@ class Muon(torch.optim.Optimizer):
                      eps=group["eps"],
                      lr_adjust=group["adjust_lr_fn"] or "original",
                      **self.options)
+        # Blocked Newton-Schulz for every parameter of the group:
+        # {"params": [...], "split": (dim, [sizes])} (fused QKV, heads).
+        split = group.get("split")
+        if split is not None:
+            split = (int(split[0]), tuple(int(x) for x in split[1]))
         layouts = []
         for i in with_grad:
             p = params[i]
@@ -262,7 +272,7 @@ class Muon(torch.optim.Optimizer):
             shape, pl, gl, order, expert = self._describe(p, first + i, what)
             layouts.append((tuple(shape), tuple(pl), tuple(gl),
                             tuple(sorted((order or {}).items())), expert))
-        key = (gi, tuple(with_grad), tuple(layouts),
+        key = (gi, tuple(with_grad), tuple(layouts), split,
                tuple(sorted((k, str(v)) for k, v in hyper.items())))
         if key in self._compiled:
             return self._compiled[key]
@@ -271,7 +281,7 @@ class Muon(torch.optim.Optimizer):
         for i, (shape, pl, gl, order, expert) in zip(with_grad, layouts):
             b.add(f"group{gi}.param{i}", shape, list(pl),
                   grad_placements=list(gl), order=dict(order) or None,
-                  expert=expert)
+                  expert=expert, split=split)
         compiled = _run.compile(b.build())
         import torch.distributed as dist
         if dist.is_available() and dist.is_initialized() and \

@@ -212,3 +212,21 @@ def test_compiled_steps_take_torch_tensors():
     newp, _ = step([q], [g], [m])
     rp, _ = muon_step(q.detach().numpy(), g.numpy(), m.numpy(), lr=0.1)
     np.testing.assert_allclose(newp[0].numpy(), rp, rtol=1e-5, atol=1e-5)
+
+
+def test_a_param_group_orthogonalises_in_blocks():
+    # A fused 24x8 QKV weight as Q (16 rows), K and V (4 each): the group's
+    # split option, against the reference run block by block.
+    torch.manual_seed(5)
+    qkv = torch.nn.Parameter(torch.randn(24, 8))
+    opt = Muon([{"params": [qkv], "split": (0, [16, 4, 4])}], lr=0.05)
+    rp, rm = qkv.detach().double().numpy(), np.zeros((24, 8))
+    wp, wm = rp, rm  # the same steps on the whole matrix
+    for _ in range(2):
+        qkv.grad = torch.randn(24, 8)
+        rp, rm = muon_step(rp, qkv.grad.numpy(), rm, lr=0.05, weight_decay=0.1,
+                           split=(0, [16, 4, 4]))
+        wp, wm = muon_step(wp, qkv.grad.numpy(), wm, lr=0.05, weight_decay=0.1)
+        opt.step()
+    np.testing.assert_allclose(qkv.detach().numpy(), rp, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(wp, rp, atol=1e-3)  # the blocks matter
