@@ -111,23 +111,26 @@ Placement muon::layout::cotangent(const Placement &primal) {
   return primal;
 }
 
-std::vector<int> Storage::axes() const {
+std::vector<StorageSplit> Storage::outerFirst() const {
   switch (kind) {
   case StorageKind::None:
     return {};
   case StorageKind::Dim:
-  case StorageKind::Block: {
-    std::vector<int> result;
-    for (const StorageSplit &s : splits)
-      result.push_back(s.axis);
-    return result;
-  }
+  case StorageKind::Block:
+    return splits;
   case StorageKind::Flat:
-    return {group.axis};
+    return {{group.axis, 0, group.weights}};
   case StorageKind::Whole:
-    return {axis};
+    return {{axis, 0, {}}};
   }
   return {};
+}
+
+std::vector<int> Storage::axes() const {
+  std::vector<int> result;
+  for (const StorageSplit &s : outerFirst())
+    result.push_back(s.axis);
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,6 +179,21 @@ std::vector<int> muon::layout::shardAxesOf(const Layout &layout,
         layout.placements[a].dim == dim)
       axes.push_back(a);
   return axes;
+}
+
+void muon::layout::unshard(Layout &layout, int axis) {
+  int64_t dim = layout.placements[axis].dim;
+  layout.placements[axis] = Placement::replicate();
+  for (auto it = layout.shardOrder.begin(); it != layout.shardOrder.end();
+       ++it) {
+    if (it->first != dim)
+      continue;
+    it->second.erase(std::remove(it->second.begin(), it->second.end(), axis),
+                     it->second.end());
+    if (it->second.empty())
+      layout.shardOrder.erase(it);
+    return;
+  }
 }
 
 //===----------------------------------------------------------------------===//

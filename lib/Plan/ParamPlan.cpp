@@ -184,11 +184,7 @@ layout::Layout plan::layoutAfter(const ParamPlan &plan,
     const Split &s = plan.chain[i];
     switch (s.kind) {
     case Split::Kind::Compute:
-      result.placements[s.axis] = layout::Placement::replicate();
-      for (auto &entry : result.shardOrder)
-        entry.second.erase(
-            std::remove(entry.second.begin(), entry.second.end(), s.axis),
-            entry.second.end());
+      layout::unshard(result, s.axis);
       break;
     case Split::Kind::Storage: {
       auto &splits = result.storage.splits;
@@ -356,9 +352,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
   std::vector<bool> reduced(mesh.numAxes(), false);
   layout::Layout current = gradLayout;
   const layout::Storage &storage = layout.storage;
-  std::vector<layout::StorageSplit> storageSplits = storage.splits;
-  if (storage.kind == StorageKind::Flat)
-    storageSplits = {{storage.group.axis, 0, storage.group.weights}};
+  std::vector<layout::StorageSplit> storageSplits = storage.outerFirst();
   int remaining = 0;
   for (const layout::StorageSplit &split : storageSplits)
     remaining += partialOn(split.axis);

@@ -119,6 +119,9 @@ struct Storage {
 
   /// Mesh axes this storage sharding splits over.
   std::vector<int> axes() const;
+  /// Its splits, outer first; flat and whole storage are one split of dim 0
+  /// (of the flattened block for flat; with the group's weights).
+  std::vector<StorageSplit> outerFirst() const;
 };
 
 /// A full layout: one placement per mesh axis, the nesting order of axes
@@ -162,6 +165,10 @@ struct LocalShard {
 
 /// Mesh axes that shard tensor dim `dim`, outer split first.
 std::vector<int> shardAxesOf(const Layout &layout, int64_t dim);
+
+/// `layout` with the compute shard of mesh axis `axis` undone: the axis
+/// replicates, and leaves the nesting order of the dim it sharded.
+void unshard(Layout &layout, int axis);
 
 /// Limits that keep every size, offset and total computed from a layout
 /// exact in int64 (verify() and verifyWeights() enforce them).

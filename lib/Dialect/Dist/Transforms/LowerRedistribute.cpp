@@ -47,45 +47,9 @@ using LPK = layout::PlacementKind;
 
 namespace {
 
-/// `l` with axis `a` no longer sharding dim `d` (its nesting entry follows).
-void unshard(Layout &l, int a) {
-  int64_t d = l.placements[a].dim;
-  l.placements[a] = layout::Placement::replicate();
-  for (auto it = l.shardOrder.begin(); it != l.shardOrder.end(); ++it) {
-    if (it->first != d)
-      continue;
-    llvm::erase(it->second, a);
-    if (it->second.empty())
-      l.shardOrder.erase(it);
-    return;
-  }
-}
-
 bool samePartial(const layout::Placement &a, const layout::Placement &b) {
   return a.kind == LPK::Partial && b.kind == LPK::Partial &&
          a.reduce == b.reduce;
-}
-
-/// The storage splits outer first, as (axis, dim) pairs; flat and whole
-/// storage are one split of dim 0 (of the flattened block for flat).
-std::vector<std::pair<int, int64_t>> storageSplits(const layout::Storage &s) {
-  std::vector<std::pair<int, int64_t>> out;
-  switch (s.kind) {
-  case layout::StorageKind::None:
-    break;
-  case layout::StorageKind::Dim:
-  case layout::StorageKind::Block:
-    for (const layout::StorageSplit &split : s.splits)
-      out.push_back({split.axis, split.dim});
-    break;
-  case layout::StorageKind::Flat:
-    out.push_back({s.group.axis, 0});
-    break;
-  case layout::StorageKind::Whole:
-    out.push_back({s.axis, 0});
-    break;
-  }
-  return out;
 }
 
 bool sameStorage(const layout::Storage &a, const layout::Storage &b) {
@@ -166,7 +130,7 @@ public:
     for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
       std::vector<int> axes = layout::shardAxesOf(cur, d);
       for (size_t k = axes.size(); k-- > common[d].size();) {
-        unshard(cur, axes[k]);
+        layout::unshard(cur, axes[k]);
         x = gather(x, axes[k], d, cur);
       }
     }
@@ -368,20 +332,18 @@ private:
       cur = compute;
       return x;
     }
-    std::vector<std::pair<int, int64_t>> splits = storageSplits(storage);
+    std::vector<layout::StorageSplit> splits = storage.outerFirst();
     for (size_t k = splits.size(); k-- > 0;) {
       Layout after = cur;
-      if (k == 0) {
-        after.storage = layout::Storage();
-      } else {
+      after.storage = layout::Storage();
+      if (k > 0) {
         // A block without its inner split is its outer split alone.
-        after.storage = layout::Storage();
         after.storage.kind = layout::StorageKind::Dim;
-        after.storage.splits = {storage.splits[0]};
+        after.storage.splits = {splits[0]};
       }
       bool uneven = storage.kind == layout::StorageKind::Whole ||
-                    !storage.splits[k].weights.empty();
-      x = gather(x, splits[k].first, splits[k].second, after, uneven);
+                    !splits[k].weights.empty();
+      x = gather(x, splits[k].axis, splits[k].dim, after, uneven);
       cur = after;
     }
     return x;

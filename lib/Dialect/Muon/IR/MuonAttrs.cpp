@@ -19,9 +19,8 @@ void MuonDialect::registerAttributes() {
       >();
 }
 
-// #muon.param<"name" (, expert = ep[3] | , stage = pp[1])? (, split = d [s,
-// ...])?>
-
+// #muon.param<"name" (, expert = ep[3] | , stage = pp[1])?
+//             (, split = d [s0, s1, ...])?>
 Attribute ParamAttr::parse(AsmParser &parser, Type) {
   std::string name;
   if (parser.parseLess() || parser.parseString(&name))

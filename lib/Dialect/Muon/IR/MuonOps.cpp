@@ -208,8 +208,7 @@ LogicalResult StepOp::verify() {
       if (total != length)
         return emitOpError("parameter ")
                << describeParam(i) << " has Newton-Schulz blocks adding up to "
-               << total << " along dim " << d << ", which has "
-               << p.getShape()[d];
+               << total << " along dim " << d << ", which has " << length;
     }
     for (auto [what, v] : {std::pair<StringRef, Value>{"gradient", getGrads()[i]},
                            {"momentum buffer", getMomenta()[i]}}) {

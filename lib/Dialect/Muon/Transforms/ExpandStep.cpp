@@ -490,18 +490,14 @@ private:
     return v.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(v);
   }
 
-  /// The lr_adjust factor shared by every block Newton-Schulz runs on for
+  /// The lr_adjust factor shared by every matrix Newton-Schulz runs on for
   /// the parameter, or nullopt when the blocks' shapes give different ones
-  /// (each block's result is then scaled where it is computed).
+  /// (each block's result is then scaled where it is computed). An owner's
+  /// blocks have the same shapes as all of them: every owner holds the
+  /// same block list, which is the whole list or repeats to make it.
   std::optional<double> uniformScale(const plan::ParamPlan &pp) {
     std::optional<double> common;
-    std::vector<std::pair<int64_t, int64_t>> shapes = {{pp.m, pp.n}};
-    for (int64_t size : pp.blocks.sizes)
-      shapes.push_back(pp.blocksAlongRows ? std::make_pair(size, pp.n)
-                                          : std::make_pair(pp.m, size));
-    if (!pp.blocks.sizes.empty())
-      shapes.erase(shapes.begin());
-    for (auto [rows, cols] : shapes) {
+    for (auto [rows, cols] : plan::nsMatrices(pp)) {
       double scale = updateScale(step.getLrAdjust(), rows, cols);
       if (common && *common != scale)
         return std::nullopt;
@@ -530,8 +526,9 @@ private:
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     Value out = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    std::vector<std::pair<int64_t, int64_t>> shapes = plan::nsMatrices(pp);
     int64_t at = 0;
-    for (int64_t size : pp.localBlocks) {
+    for (auto [j, size] : llvm::enumerate(pp.localBlocks)) {
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
       offsets[d] = b.getIndexAttr(at);
       SmallVector<OpFoldResult> blockSizes = sizes;
@@ -539,11 +536,9 @@ private:
       Value block = tensor::ExtractSliceOp::create(b, loc, x, offsets,
                                                    blockSizes, strides);
       Value o = newtonSchulz(block);
-      if (scaleEach) {
-        int64_t rows = pp.blocksAlongRows ? size : pp.m;
-        int64_t cols = pp.blocksAlongRows ? pp.n : size;
-        o = scaled(o, updateScale(step.getLrAdjust(), rows, cols));
-      }
+      if (scaleEach)
+        o = scaled(o, updateScale(step.getLrAdjust(), shapes[j].first,
+                                  shapes[j].second));
       out = tensor::InsertSliceOp::create(b, loc, o, out, offsets, blockSizes,
                                           strides);
       at += size;
