@@ -22,6 +22,9 @@ using namespace mlir;
 
 void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                                    const MuonToLLVMOptions &options) {
+  // A program annotated with MLIR's shard dialect gets its layouts first
+  // (nothing to do in a module without shard ops or global-view steps).
+  pm.addPass(createConvertShardToDist());
   if (options.assignOwners)
     pm.addPass(optim::createMuonAssignOwners());
   // Distribution and compute ops to runtime calls on local tensors.

@@ -3,6 +3,7 @@
 #include "Compile.h"
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Conversion/ShardToDist/ShardToDist.h"
 #include "muon/InitAll.h"
 
 #include "mlir/Parser/Parser.h"
@@ -26,6 +27,10 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   llvm::SourceMgr sources;
   module = parseSourceFile<ModuleOp>(o.input, sources, &context);
   if (!module)
+    return failure();
+  // A step written against MLIR shard annotations is read after the import
+  // has given it layouts.
+  if (failed(importShardAnnotations(*module)))
     return failure();
   FailureOr<StepSpec> spec = describeStep(*module, o);
   if (failed(spec))

@@ -3,6 +3,8 @@
 #ifndef MUON_CONVERSION_PASSES_H
 #define MUON_CONVERSION_PASSES_H
 
+#include "muon/Dialect/Dist/IR/DistDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

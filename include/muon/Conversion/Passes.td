@@ -17,6 +17,32 @@ defvar targetOptions = [
              "rest on the host over MPI"))}]>
 ];
 
+def ConvertShardToDist : Pass<"convert-shard-to-dist", "mlir::ModuleOp"> {
+  let summary = "Import a program annotated with MLIR's shard dialect: grids "
+                "become dist meshes, annotated values !dist.tensor types";
+  let description = [{
+    Each `shard.grid @g(shape = 2x4)` becomes `dist.mesh @g [a0 = 2, a1 = 4]`
+    (or the names of its `dist.axis_names = ["dp", "tp"]` attribute). A
+    function argument annotated by `shard.shard %arg to %s` takes the
+    `!dist.tensor` type of `%s`: `split_axes[d]` lists the grid axes that
+    shard dim `d`, the first the outer split. An `annotate_for_users`
+    annotation that asks for another layout becomes `dist.redistribute`. A
+    global-view `muon.step` (plain tensor operands) is rebuilt on the
+    imported values and its results keep their layouts; the function
+    returns the imported values, so its signature changes.
+
+    Refused with a diagnostic at the op: `halo_sizes`, dynamic grid sizes
+    or offsets, shard sizes other than dist's chunk rule (an uneven split
+    needs `sharded_dims_offsets` equal to the chunk rule's), the uses the
+    shard dialect leaves undefined (two different shardings for one
+    value), shard's collectives and queries, annotated values used by other
+    ops, and annotated functions that are called. A module without shard
+    ops or global-view steps is left unchanged; `muon-to-llvm` runs this
+    pass first. docs/dist-dialect.md, "Importing MLIR shard annotations".
+  }];
+  let dependentDialects = ["::muon::dist::DistDialect"];
+}
+
 def ConvertMuonToLinalg : Pass<"convert-muon-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower muon.momentum_update and muon.apply_update to "
                 "elementwise linalg";

@@ -52,6 +52,23 @@ static void printF64ValueOrAttr(OpAsmPrinter &printer, Operation *,
 static constexpr std::array<double, 3> kDefaultCoeffs = {3.4445, -4.7750,
                                                          2.0315};
 
+namespace {
+/// The global shape and element type of a step operand, distributed or
+/// plain (a global-view step).
+struct GlobalTensor {
+  ArrayRef<int64_t> shape;
+  Type elementType;
+  int64_t getRank() const { return static_cast<int64_t>(shape.size()); }
+};
+} // namespace
+
+static GlobalTensor globalTensorOf(Type type) {
+  if (auto d = dyn_cast<DistTensorType>(type))
+    return {d.getShape(), d.getElementType()};
+  auto t = cast<RankedTensorType>(type);
+  return {t.getShape(), t.getElementType()};
+}
+
 static std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s;
   for (auto [i, d] : llvm::enumerate(shape))
@@ -133,6 +150,11 @@ ParamAttr StepOp::getParamInfoOf(int64_t i) {
                         StringAttr::get(ctx, ""), -1, -1, {});
 }
 
+bool StepOp::isGlobalView() {
+  return llvm::any_of(getOperands().take_front(3 * getNumParams()),
+                      [](Value v) { return !isa<DistTensorType>(v.getType()); });
+}
+
 std::string StepOp::describeParam(int64_t i) {
   std::string s = "#" + std::to_string(i);
   StringRef name = getParamInfoOf(i).getName().getValue();
@@ -172,18 +194,28 @@ LogicalResult StepOp::verify() {
       return emitOpError("param_info has ")
              << info->size() << " entries for " << n << " parameters";
 
+  // Either every operand is distributed or none is (a global-view step).
+  bool anyDist = false, anyPlain = false;
+  for (Value v : getOperands().take_front(3 * n))
+    (isa<DistTensorType>(v.getType()) ? anyDist : anyPlain) = true;
+  if (anyDist && anyPlain)
+    return emitOpError("mixes !dist.tensor operands with plain tensors; a "
+                       "step is distributed (every operand a !dist.tensor) "
+                       "or global-view (every operand a plain tensor, given "
+                       "layouts by convert-shard-to-dist)");
+
   for (int64_t i = 0; i < n; ++i) {
-    auto p = cast<DistTensorType>(getParams()[i].getType());
+    GlobalTensor p = globalTensorOf(getParams()[i].getType());
     if (p.getRank() < 2)
       return emitOpError("parameter ")
              << describeParam(i) << " has rank " << p.getRank() << " (shape "
-             << shapeStr(p.getShape())
+             << shapeStr(p.shape)
              << "); Muon orthogonalises matrices, so give parameters with "
                 "fewer than 2 dims to another optimizer (e.g. AdamW)";
-    if (!isa<FloatType>(p.getElementType()))
+    if (!isa<FloatType>(p.elementType))
       return emitOpError("parameter ")
              << describeParam(i) << " has non-float element type "
-             << p.getElementType();
+             << p.elementType;
     if (ParamAttr info = getParamInfoOf(i); info.isSplit()) {
       int64_t d = info.getSplitDim(), rank = p.getRank();
       if (d != rank - 2 && d != rank - 1)
@@ -191,7 +223,7 @@ LogicalResult StepOp::verify() {
                << describeParam(i) << " splits dim " << d
                << " for Newton-Schulz, but only its matrix dims (" << rank - 2
                << " and " << rank - 1 << ") can be split";
-      int64_t total = 0, length = p.getShape()[d];
+      int64_t total = 0, length = p.shape[d];
       for (int64_t size : info.getSplitSizes()) {
         if (size <= 0)
           return emitOpError("parameter ")
@@ -212,17 +244,15 @@ LogicalResult StepOp::verify() {
     }
     for (auto [what, v] : {std::pair<StringRef, Value>{"gradient", getGrads()[i]},
                            {"momentum buffer", getMomenta()[i]}}) {
-      auto t = cast<DistTensorType>(v.getType());
-      if (t.getShape() != p.getShape())
+      GlobalTensor t = globalTensorOf(v.getType());
+      if (t.shape != p.shape)
         return emitOpError() << what << " of parameter " << describeParam(i)
-                             << " has shape " << shapeStr(t.getShape())
-                             << " but the parameter has "
-                             << shapeStr(p.getShape());
-      if (t.getElementType() != p.getElementType())
+                             << " has shape " << shapeStr(t.shape)
+                             << " but the parameter has " << shapeStr(p.shape);
+      if (t.elementType != p.elementType)
         return emitOpError() << what << " of parameter " << describeParam(i)
-                             << " has element type " << t.getElementType()
-                             << " but the parameter has "
-                             << p.getElementType();
+                             << " has element type " << t.elementType
+                             << " but the parameter has " << p.elementType;
     }
   }
 
@@ -312,6 +342,9 @@ static bool gradPlacementOk(dist::PlacementAttr grad,
 }
 
 LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
+  // A global-view step names no mesh; its layouts come with the import.
+  if (isGlobalView())
+    return success();
   int64_t n = getNumParams();
   auto p0 = cast<DistTensorType>(getParams()[0].getType());
   FlatSymbolRefAttr meshName = p0.getMesh();

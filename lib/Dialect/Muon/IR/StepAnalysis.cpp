@@ -10,6 +10,12 @@ namespace plan = ::muon::plan;
 
 FailureOr<StepFacts> muon::optim::analyzeStep(StepOp step,
                                              SymbolTableCollection *tables) {
+  // Planning reads layouts; a global-view step has none yet.
+  if (step.isGlobalView())
+    return step.emitOpError(
+        "is a global-view step (plain tensor operands) and has no layouts to "
+        "plan; run convert-shard-to-dist first, which gives each operand the "
+        "!dist.tensor type of its shard annotation");
   StepFacts facts;
   auto p0 = cast<dist::DistTensorType>(step.getParams()[0].getType());
   facts.meshOp = dist::lookupMesh(step, p0.getMesh(), tables);

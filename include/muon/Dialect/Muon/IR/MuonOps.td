@@ -12,6 +12,12 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def Muon_ParamArrayAttr : TypedArrayAttrBase<Muon_ParamAttr,
                                              "array of #muon.param">;
 
+// A step operand: a distributed tensor, or (in a global-view step, the form
+// a program annotated with MLIR's `shard` dialect writes before
+// convert-shard-to-dist gives it layouts) a statically shaped tensor.
+def Muon_StepTensor : AnyTypeOf<[Dist_TensorType, AnyStaticShapeTensor],
+    "!dist.tensor, or statically shaped tensor (global view)">;
+
 def Muon_StepOp : Muon_Op<"step", [
     AttrSizedOperandSegments, SameVariadicResultSize,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
@@ -61,11 +67,19 @@ def Muon_StepOp : Muon_Op<"step", [
     `prefetch_count` and `async_gpu_parallelism` steer the schedule.
 
     Results: the new parameters, then the new momenta (same types).
+
+    **Global view.** Every operand may instead be a plain statically shaped
+    tensor: the step of a program whose tensors carry MLIR `shard`
+    annotations. Such a step has no layouts yet; `convert-shard-to-dist`
+    gives each operand the `!dist.tensor` type of its annotation. Passes
+    that plan a step (owners, expansion, report, lowering) refuse a
+    global-view step. A step is one or the other: mixing plain and
+    distributed operands is an error.
   }];
   let arguments = (ins
-    Variadic<Dist_TensorType>:$params,
-    Variadic<Dist_TensorType>:$grads,
-    Variadic<Dist_TensorType>:$momenta,
+    Variadic<Muon_StepTensor>:$params,
+    Variadic<Muon_StepTensor>:$grads,
+    Variadic<Muon_StepTensor>:$momenta,
     Optional<F64>:$lr_value,
     Optional<F64>:$weight_decay_value,
     OptionalAttr<F64Attr>:$lr,
@@ -86,8 +100,8 @@ def Muon_StepOp : Muon_Op<"step", [
     OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
                  "rank-keyed owner lists">>:$assignment,
     OptionalAttr<DenseI64ArrayAttr>:$owners);
-  let results = (outs Variadic<Dist_TensorType>:$new_params,
-                      Variadic<Dist_TensorType>:$new_momenta);
+  let results = (outs Variadic<Muon_StepTensor>:$new_params,
+                      Variadic<Muon_StepTensor>:$new_momenta);
   let assemblyFormat = [{
     `params` `(` $params `:` qualified(type($params)) `)`
     `grads` `(` $grads `:` qualified(type($grads)) `)`
@@ -98,6 +112,9 @@ def Muon_StepOp : Muon_Op<"step", [
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getNumParams() { return getParams().size(); }
+    /// True when the operands are plain tensors (a step of a program
+    /// annotated with `shard`, before convert-shard-to-dist).
+    bool isGlobalView();
     /// The weight_decay attribute, 0 when absent (not meaningful when the
     /// step reads weight_decay as an operand).
     double getWeightDecayConstant() {
