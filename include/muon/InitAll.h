@@ -22,7 +22,8 @@ namespace muon {
 
 /// Registers the project's dialects, plus the upstream dialects and
 /// interface models the muon-to-llvm pipeline needs (bufferization and
-/// deallocation models of arith/func/linalg/scf/tensor/cf/memref).
+/// deallocation models of arith/func/linalg/scf/tensor/cf/memref; shard,
+/// the input of convert-shard-to-dist).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers the project's passes and pipelines with the global registry.

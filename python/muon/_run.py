@@ -105,8 +105,11 @@ class CompiledStep:
     def __init__(self, module: Module, entry: Optional[str] = None,
                  target: str = "cpu", opt_level: int = 2,
                  rank: Optional[int] = None):
-        # The queries need owners; muon-assign-owners keeps given ones.
-        self.module = module.clone().run_passes("muon-assign-owners")
+        # The queries need layouts (a step written against MLIR shard
+        # annotations gets them from the import) and owners
+        # (muon-assign-owners keeps given ones).
+        self.module = module.clone().run_passes(
+            "convert-shard-to-dist,muon-assign-owners")
         self.step: Step = self._find_step(entry)
         self.entry = self.step._s.function_name()
         self.target = target

@@ -139,21 +139,29 @@ private:
     // first one, an error unless the argument has a sharding of its own.
     shard::ShardOp own, forUsers, disagreeing;
     DistTensorType ownType, usersType;
-    for (Operation *user : arg.getUsers()) {
-      auto sh = dyn_cast<shard::ShardOp>(user);
-      if (!sh)
-        continue;
+    // In program order, so that "the first" annotation reads as such.
+    SmallVector<shard::ShardOp> annotations;
+    for (Operation *user : arg.getUsers())
+      if (auto sh = dyn_cast<shard::ShardOp>(user))
+        annotations.push_back(sh);
+    llvm::sort(annotations, [](shard::ShardOp a, shard::ShardOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (shard::ShardOp sh : annotations) {
       FailureOr<DistTensorType> type = typeOf(sh);
       if (failed(type))
         return failure();
       if (!sh.getAnnotateForUsers()) {
-        if (own && *type != ownType)
-          return sh.emitOpError("gives ")
-                 << what << " a second sharding, different from the one at "
-                 << own.getLoc()
-                 << " (the shard dialect leaves this undefined); add "
-                    "annotate_for_users to redistribute it for this "
-                    "annotation's users";
+        if (own && *type != ownType) {
+          InFlightDiagnostic diag =
+              sh.emitOpError("gives ")
+              << what
+              << " a second sharding, different from its first (the shard "
+                 "dialect leaves this undefined); add annotate_for_users to "
+                 "redistribute it for this annotation's users";
+          diag.attachNote(own.getLoc()) << "the first sharding";
+          return diag;
+        }
         own = sh;
         ownType = *type;
       } else if (!forUsers) {
@@ -176,11 +184,16 @@ private:
                     "shard.shard so the import knows its layout";
       return success();
     }
-    if (!own && disagreeing)
-      return disagreeing.emitOpError("asks for a sharding of ")
-             << what << " different from the one at " << forUsers.getLoc()
-             << ", and the argument has no sharding of its own; annotate it "
-                "once without annotate_for_users";
+    if (!own && disagreeing) {
+      InFlightDiagnostic diag =
+          disagreeing.emitOpError("asks for a sharding of ")
+          << what
+          << " different from the first annotate_for_users one, and the "
+             "argument has no sharding of its own; annotate it once without "
+             "annotate_for_users";
+      diag.attachNote(forUsers.getLoc()) << "the first annotate_for_users";
+      return diag;
+    }
     if (failed(checkUsers(arg, what)))
       return failure();
     arg.setType(own ? ownType : usersType);

@@ -647,3 +647,30 @@ func.func @f(%p: tensor<4x4xf32>, %o: tensor<4x4xf32>) {
   %r = "muon.apply_update"(%p, %o) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, lr = 1.0 : f64, scale = 1.0 : f64}> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+// A step is distributed or global-view, not both.
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<16x8xf32, @m, [shard<0>]>
+func.func @mixed(%p: !t, %g: tensor<16x8xf32>, %m: !t) {
+  // expected-error @below {{'muon.step' op mixes !dist.tensor operands with plain tensors; a step is distributed (every operand a !dist.tensor) or global-view (every operand a plain tensor, given layouts by convert-shard-to-dist)}}
+  %r:2 = muon.step params(%p : !t) grads(%g : tensor<16x8xf32>) momenta(%m : !t) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+func.func @global_view_dynamic(%p: tensor<?x8xf32>, %g: tensor<?x8xf32>, %m: tensor<?x8xf32>) {
+  // expected-error @below {{'muon.step' op operand #0 must be variadic of !dist.tensor, or statically shaped tensor (global view), but got 'tensor<?x8xf32>'}}
+  %r:2 = muon.step params(%p : tensor<?x8xf32>) grads(%g : tensor<?x8xf32>) momenta(%m : tensor<?x8xf32>) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+func.func @global_view_shapes(%p: tensor<16x8xf32>, %g: tensor<8x16xf32>, %m: tensor<16x8xf32>) {
+  // expected-error @below {{'muon.step' op gradient of parameter #0 has shape 8x16 but the parameter has 16x8}}
+  %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<8x16xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64}
+  return
+}

@@ -16,3 +16,12 @@ func.func @f(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64}
   return %r#0, %r#1 : !t, !t
 }
+
+// -----
+
+// A global-view step has no layouts to plan until convert-shard-to-dist.
+func.func @global_view(%p: tensor<16x8xf32>, %g: tensor<16x8xf32>, %m: tensor<16x8xf32>) {
+  // expected-error @below {{'muon.step' op is a global-view step (plain tensor operands) and has no layouts to plan; run convert-shard-to-dist first, which gives each operand the !dist.tensor type of its shard annotation}}
+  %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<16x8xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64, owners = array<i64: 0>}
+  return
+}

@@ -46,3 +46,11 @@ func.func @runtime_hyper(%p: !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>, 
   %r:2 = muon.step params(%p : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) grads(%g : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) momenta(%m : !dist.tensor<16x8xf32, @m, [replicate, shard<0>]>) lr(%lr) weight_decay(%wd) {param_info = [#muon.param<"w">]}
   return
 }
+
+// A global-view step (plain tensors, before convert-shard-to-dist).
+// CHECK-LABEL: func.func @global_view
+// CHECK: %{{.*}}, %{{.*}} = muon.step params(%arg0 : tensor<16x8xf32>) grads(%arg1 : tensor<16x8xf32>) momenta(%arg2 : tensor<16x8xf32>) {lr = 2.000000e-02 : f64}
+func.func @global_view(%p: tensor<16x8xf32>, %g: tensor<16x8xf32>, %m: tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<16x8xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64}
+  return %r#0, %r#1 : tensor<16x8xf32>, tensor<16x8xf32>
+}
