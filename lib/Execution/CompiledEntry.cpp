@@ -3,12 +3,17 @@
 #include "muon/Execution/CompiledEntry.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ExecutionEngine/ObjectCache.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -38,56 +43,176 @@ std::vector<std::string> muon::exec::extraLibrariesFromEnvironment() {
   return {};
 }
 
+namespace {
+/// Keeps the object code the JIT compiles, to write it to a file.
+class KeepObject : public llvm::ObjectCache {
+public:
+  void notifyObjectCompiled(const llvm::Module *,
+                            llvm::MemoryBufferRef object) override {
+    kept = llvm::MemoryBuffer::getMemBufferCopy(object.getBuffer(),
+                                                object.getBufferIdentifier());
+  }
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module *) override {
+    return nullptr;
+  }
+  std::unique_ptr<llvm::MemoryBuffer> kept;
+};
+
+/// Adds `_mlir_<name>(void **args)`, which loads argument i through
+/// args[i] and calls `name`: the one packed wrapper the entry needs.
+/// MLIR's ExecutionEngine wraps every function it defines instead,
+/// including the step's own entry with thousands of scalar arguments (its
+/// memref descriptors unpacked), all loaded in one basic block: code
+/// generation's load clustering is quadratic in a block's loads, and that
+/// wrapper took most of a large step's compile time. Loads here go in
+/// blocks of 64.
+llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
+  llvm::Function *fn = module.getFunction(name);
+  if (!fn || fn->isDeclaration())
+    return llvm::createStringError("no function " + name.str());
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
+  auto *wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                         "_mlir_" + name, module);
+  llvm::Value *argv = wrapper->getArg(0);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "", wrapper));
+  std::vector<llvm::Value *> args;
+  for (llvm::Argument &arg : fn->args()) {
+    if (arg.getArgNo() % 64 == 0 && arg.getArgNo()) {
+      llvm::BasicBlock *next = llvm::BasicBlock::Create(ctx, "", wrapper);
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+    }
+    llvm::Value *slot = b.CreateGEP(b.getPtrTy(), argv,
+                                    b.getInt64(arg.getArgNo()));
+    llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
+    args.push_back(b.CreateLoad(arg.getType(), ptr));
+  }
+  llvm::Value *result = b.CreateCall(fn, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot =
+        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(fn->arg_size()));
+    b.CreateStore(result, b.CreateLoad(b.getPtrTy(), slot));
+  }
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// A JIT whose code finds the process's symbols (the runtime) and those of
+/// `libraries`, generating code at `level` and handing each object it
+/// compiles to `cache` (may be null).
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+makeJit(const std::vector<std::string> &libraries, llvm::CodeGenOptLevel level,
+        llvm::ObjectCache *cache) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(level);
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(*builder)
+          .setCompileFunctionCreator(
+              [cache](llvm::orc::JITTargetMachineBuilder jtmb)
+                  -> llvm::Expected<
+                      std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                auto tm = jtmb.createTargetMachine();
+                if (!tm)
+                  return tm.takeError();
+                return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(
+                    std::move(*tm), cache);
+              })
+          .create();
+  if (!jit)
+    return jit.takeError();
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return process.takeError();
+  main.addGenerator(std::move(*process));
+  for (const std::string &path : libraries) {
+    auto lib =
+        llvm::orc::DynamicLibrarySearchGenerator::Load(path.c_str(), prefix);
+    if (!lib)
+      return llvm::createStringError(path + ": " +
+                                     llvm::toString(lib.takeError()));
+    main.addGenerator(std::move(*lib));
+  }
+  return jit;
+}
+} // namespace
+
 std::unique_ptr<CompiledEntry>
 CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
                       std::string &error, const std::string &objectFile,
                       const std::vector<std::string> &extraLibraries) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  // ExecutionEngineOptions::transformer is a function_ref: the function it
-  // refers to must outlive create() (a temporary here was a
-  // stack-use-after-scope, found by the sanitizer build).
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(optLevel, 0, nullptr);
-  ExecutionEngineOptions eo;
-  eo.transformer = transformer;
+  auto fail = [&](const std::string &what, llvm::Error err) {
+    error = what + ": " + llvm::toString(std::move(err));
+    return nullptr;
+  };
+  optLevel = std::clamp(optLevel, 0, 3);
+  // Code generation at the level of the IR optimisation (-O0: no
+  // instruction scheduling or load clustering).
+  static const llvm::CodeGenOptLevel kCodeGenLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
   // Libraries whose symbols the code calls but that this process may hold
   // privately (a Python extension's dependencies, e.g. the runtime). They
   // are loaded globally: never a library that drags libLLVM or libMLIR
   // into the global scope (other LLVM users in the process would bind to
   // them).
-  std::vector<std::string> all = extraLibrariesFromEnvironment();
-  all.insert(all.end(), extraLibraries.begin(), extraLibraries.end());
-  std::vector<StringRef> libs(all.begin(), all.end());
-  eo.sharedLibPaths = libs;
-  eo.enableObjectDump = !objectFile.empty();
-  auto engine = ExecutionEngine::create(module, eo);
-  if (!engine) {
-    error = "JIT compilation failed: " + llvm::toString(engine.takeError());
+  std::vector<std::string> libraries = extraLibrariesFromEnvironment();
+  libraries.insert(libraries.end(), extraLibraries.begin(),
+                   extraLibraries.end());
+  KeepObject object;
+  auto jit = makeJit(libraries, kCodeGenLevels[optLevel],
+                     objectFile.empty() ? nullptr : &object);
+  if (!jit)
+    return fail("JIT compilation failed", jit.takeError());
+
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *ctx);
+  if (!llvmModule) {
+    error = "JIT compilation failed: could not translate to LLVM IR";
     return nullptr;
   }
-  std::string symbol = "_mlir_ciface_" + entry;
+  llvmModule->setDataLayout((*jit)->getDataLayout());
+  llvmModule->setTargetTriple((*jit)->getTargetTriple());
+  std::string cInterface = "_mlir_ciface_" + entry;
+  if (llvm::Error err = addPackedWrapper(*llvmModule, cInterface))
+    return fail("entry @" + entry, std::move(err));
+  if (llvm::Error err = makeOptimizingTransformer(optLevel, 0,
+                                                  nullptr)(llvmModule.get()))
+    return fail("JIT compilation failed", std::move(err));
+  if (llvm::Error err = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(ctx))))
+    return fail("JIT compilation failed", std::move(err));
   // The JIT materialises lazily: look the entry up now so that code
   // generation counts as compile time, not as the first step.
-  auto sym = (*engine)->lookupPacked(symbol);
-  if (!sym) {
-    error = "entry @" + entry + ": " + llvm::toString(sym.takeError());
-    return nullptr;
-  }
+  auto sym = (*jit)->lookup("_mlir_" + cInterface);
+  if (!sym)
+    return fail("entry @" + entry, sym.takeError());
   if (!objectFile.empty()) {
-    // dumpToObjectFile reports a failure only on stderr: start from an
-    // empty file and accept only a non-empty one.
-    std::remove(objectFile.c_str());
-    (*engine)->dumpToObjectFile(objectFile);
-    uint64_t size = 0;
-    if (llvm::sys::fs::file_size(objectFile, size) || size == 0) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectFile, ec);
+    if (!object.kept || ec)
+      error = "could not write the compiled step to " + objectFile;
+    else
+      os << object.kept->getBuffer();
+    if (!error.empty() || os.has_error()) {
+      os.clear_error();
       error = "could not write the compiled step to " + objectFile;
       return nullptr;
     }
   }
   std::unique_ptr<CompiledEntry> compiled(new CompiledEntry());
-  compiled->packed = *sym;
-  compiled->engine = std::move(*engine);
+  compiled->packed = sym->toPtr<void (*)(void **)>();
+  compiled->jit = std::move(*jit);
   return compiled;
 }
 
@@ -101,30 +226,16 @@ CompiledEntry::load(const std::string &objectFile, const std::string &entry,
             llvm::toString(std::move(err));
     return nullptr;
   };
-  auto jit = llvm::orc::LLJITBuilder().create();
+  auto jit = makeJit(extraLibrariesFromEnvironment(),
+                     llvm::CodeGenOptLevel::Default, nullptr);
   if (!jit)
     return fail("JIT", jit.takeError());
-  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
-  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
-  // The runtime (linked into this process, memrefCopy included).
-  auto process =
-      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
-  if (!process)
-    return fail("this process's symbols", process.takeError());
-  main.addGenerator(std::move(*process));
-  for (const std::string &path : extraLibrariesFromEnvironment()) {
-    auto lib =
-        llvm::orc::DynamicLibrarySearchGenerator::Load(path.c_str(), prefix);
-    if (!lib)
-      return fail(path, lib.takeError());
-    main.addGenerator(std::move(*lib));
-  }
   auto buffer = llvm::MemoryBuffer::getFile(objectFile);
   if (!buffer)
     return fail("read", llvm::errorCodeToError(buffer.getError()));
   if (llvm::Error err = (*jit)->addObjectFile(std::move(*buffer)))
     return fail("add", std::move(err));
-  // ExecutionEngine's packed wrapper of the C interface: "_mlir_" + name.
+  // The packed wrapper of the C interface: "_mlir_" + name.
   auto sym = (*jit)->lookup("_mlir__mlir_ciface_" + entry);
   if (!sym)
     return fail("entry @" + entry, sym.takeError());
@@ -171,14 +282,6 @@ void CompiledEntry::invoke(const std::vector<BufferView> &buffers) {
 }
 
 const void *CompiledEntry::lookupSymbol(const std::string &name) {
-  if (engine) {
-    auto sym = engine->lookup(name);
-    if (!sym) {
-      llvm::consumeError(sym.takeError());
-      return nullptr;
-    }
-    return *sym;
-  }
   auto sym = jit->lookup(name);
   if (!sym) {
     llvm::consumeError(sym.takeError());

@@ -1,6 +1,6 @@
 //===- CompiledEntry.h - The JIT-compiled entry point of a step -*- C++ -*-===//
 //
-// Compiles a lowered module with MLIR's ExecutionEngine, or loads the object
+// Compiles a lowered module with LLVM's ORC JIT, or loads the object
 // file another process compiled (muon-run's launcher compiles once for all
 // ranks), and calls the entry through its packed C interface with host
 // buffers as memref descriptors. Used by muon-run and by the C API (and so
@@ -10,8 +10,6 @@
 
 #ifndef MUON_EXECUTION_COMPILEDENTRY_H
 #define MUON_EXECUTION_COMPILEDENTRY_H
-
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -73,9 +71,8 @@ public:
 private:
   CompiledEntry() = default;
 
-  // One of the two owns the code; `packed` is the entry's packed wrapper
-  // (void(void **): one pointer per argument and result descriptor).
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  // Owns the code; `packed` is the entry's packed wrapper (void(void **):
+  // one pointer per argument and result descriptor).
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packed)(void **) = nullptr;
 };
