@@ -76,6 +76,8 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createMuonPlaceDeallocations());
   else
     bufferization::buildBufferDeallocationPipeline(pm);
+  // The elementwise ops into a few kernels: the only code worth optimising.
+  pm.addPass(createMuonOutlineElementwise());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -93,6 +95,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createMuonOptimiseKernelsOnly());
 }
 
 void muon::registerMuonToLLVMPipeline() {

@@ -9,6 +9,9 @@
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -99,6 +102,49 @@ llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
   return llvm::Error::success();
 }
 
+/// Runs LLVM's optimisation pipeline at `optLevel` on `module`. Where the
+/// lowering marked the step's glue optnone (muon-optimise-kernels-only),
+/// the other functions (the kernels) are optimised in a module of their
+/// own and linked back: the pipeline's module-level passes (interprocedural
+/// propagation and analyses) would otherwise walk all of the glue, and
+/// that was most of the time at -O2.
+llvm::Error optimise(llvm::Module &module, int optLevel) {
+  auto transform = makeOptimizingTransformer(optLevel, 0, nullptr);
+  auto isKernel = [](const llvm::GlobalValue *gv) {
+    auto *fn = llvm::dyn_cast<llvm::Function>(gv);
+    return fn && !fn->isDeclaration() && !fn->hasOptNone();
+  };
+  bool hasGlue = false, splittable = true;
+  for (llvm::Function &fn : module) {
+    hasGlue |= fn.hasOptNone();
+    if (!isKernel(&fn))
+      continue;
+    // A kernel that refers to another local symbol cannot move alone.
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      for (llvm::Value *operand : inst.operands())
+        if (auto *gv = llvm::dyn_cast<llvm::GlobalValue>(operand))
+          splittable &= gv == &fn || !gv->hasLocalLinkage();
+  }
+  if (optLevel == 0 || !hasGlue || !splittable)
+    return transform(&module);
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> kernels =
+      llvm::CloneModule(module, map, isKernel);
+  for (llvm::Function &fn : module)
+    if (isKernel(&fn)) {
+      fn.deleteBody();
+      fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  for (llvm::Function &fn : *kernels)
+    if (!fn.isDeclaration())
+      fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  if (llvm::Error err = transform(kernels.get()))
+    return err;
+  if (llvm::Linker::linkModules(module, std::move(kernels)))
+    return llvm::createStringError("could not link the optimised kernels");
+  return llvm::Error::success();
+}
+
 /// A JIT whose code finds the process's symbols (the runtime) and those of
 /// `libraries`, generating code at `level` and handing each object it
 /// compiles to `cache` (may be null).
@@ -119,6 +165,9 @@ makeJit(const std::vector<std::string> &libraries, llvm::CodeGenOptLevel level,
                 auto tm = jtmb.createTargetMachine();
                 if (!tm)
                   return tm.takeError();
+                // Fast instruction selection for unoptimised code (all of
+                // it at -O0; the optnone glue otherwise), as llc does.
+                (*tm)->setO0WantsFastISel(true);
                 return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(
                     std::move(*tm), cache);
               })
@@ -186,8 +235,7 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
   std::string cInterface = "_mlir_ciface_" + entry;
   if (llvm::Error err = addPackedWrapper(*llvmModule, cInterface))
     return fail("entry @" + entry, std::move(err));
-  if (llvm::Error err = makeOptimizingTransformer(optLevel, 0,
-                                                  nullptr)(llvmModule.get()))
+  if (llvm::Error err = optimise(*llvmModule, optLevel))
     return fail("JIT compilation failed", std::move(err));
   if (llvm::Error err = (*jit)->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(ctx))))

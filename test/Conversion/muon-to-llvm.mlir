@@ -24,8 +24,18 @@ dist.mesh @m [dp = 2]
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, f64, i64)
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_gather(
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_scatter(
+// The momentum and the update are calls to shared kernels, the only
+// functions LLVM optimises; the step's glue is optnone.
 // CHECK: llvm.func @step(
-// CHECK: llvm.func @_mlir_ciface_step(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface}
+// CHECK-SAME: attributes {llvm.emit_c_interface, no_inline, optimize_none}
+// CHECK-COUNT-2: llvm.call @__muon_kernel
+// CHECK: llvm.func @_mlir_ciface_step(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface, no_inline, optimize_none}
+// CHECK: llvm.func @__muon_kernel(
+// CHECK-NOT: optimize_none
+// CHECK-SAME: {
+// CHECK: llvm.func @__muon_kernel_0(
+// CHECK-NOT: optimize_none
+// CHECK-SAME: {
 // TARGET: for the --target option: Cannot find option named 'gpu'!
 func.func @step(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)

@@ -20,6 +20,10 @@ namespace muon {
 /// Code generation targets of the lowering (see muon/Conversion/Target.h).
 enum class Target { Cpu, Cuda };
 
+/// Marks the functions muon-outline-elementwise creates (the kernels that
+/// muon-optimise-kernels-only leaves to LLVM's optimiser).
+inline constexpr llvm::StringLiteral kKernelAttrName = "muon.kernel";
+
 #define GEN_PASS_DECL
 #include "muon/Conversion/Passes.h.inc"
 

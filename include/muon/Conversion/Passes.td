@@ -146,6 +146,40 @@ def MuonPlaceDeallocations
                            "mlir::memref::MemRefDialect"];
 }
 
+def MuonOutlineElementwise
+    : Pass<"muon-outline-elementwise", "mlir::ModuleOp"> {
+  let summary = "Move the elementwise linalg.generic ops into a few shared "
+                "kernel functions";
+  let description = [{
+    Runs on bufferized code, before linalg is lowered to loops. Every
+    `linalg.generic` on buffers inside a function becomes a call to a
+    private function (marked `muon.kernel`) over dynamically shaped buffers
+    (strided ones where an operand is not contiguous) that holds the op,
+    with the values its body captures (beta, lr, ...) as arguments; ops
+    that print the same there share the function. The step's momentum and
+    update (one op per matrix each) become calls to a handful of kernels:
+    its only loops, which `muon-optimise-kernels-only` leaves as the only
+    code LLVM optimises.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def MuonOptimiseKernelsOnly
+    : Pass<"muon-optimise-kernels-only", "mlir::ModuleOp"> {
+  let summary = "Mark every LLVM function but the kernels optnone, so LLVM "
+                "optimises only the loops";
+  let description = [{
+    Runs last, on the LLVM dialect. Every `llvm.func` with a body that is
+    not a kernel of `muon-outline-elementwise` gets `optimize_none` and
+    `no_inline`: the step's glue (runtime calls and the buffers around
+    them, tens of thousands of operations in a large step) is compiled
+    without optimisation (fast instruction selection), while the kernels'
+    loops are optimised and vectorised at the JIT's level. Optimising the
+    glue bought nothing at run time and was most of the JIT's time.
+  }];
+}
+
 def MuonSCFToCFLastFirst
     : Pass<"muon-scf-to-cf", "mlir::func::FuncOp"> {
   let summary = "Lower SCF to branches, a block's ops last to first (time "

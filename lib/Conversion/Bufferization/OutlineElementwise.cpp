@@ -1,0 +1,116 @@
+//===- OutlineElementwise.cpp - One function per kind of elementwise op ---===//
+//
+// The step's momentum and update are one elementwise linalg.generic per
+// matrix; they are the only loops of the step's own code (everything else
+// is runtime calls and their buffers). Each kind of op (the same body and
+// operand kinds; shapes and captured scalars differ) becomes one private
+// function over dynamically shaped buffers, with the captured scalars
+// (beta, lr, ...) as arguments, and each op a call to it. The loops then
+// live in a handful of small functions, which the JIT optimises, and the
+// large function that calls them needs no optimisation
+// (muon-optimise-kernels-only).
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace muon {
+#define GEN_PASS_DEF_MUONOUTLINEELEMENTWISE
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+
+namespace {
+/// The type an outlined function takes for operand type `type`: a memref
+/// with every size dynamic (strides and offset too unless the layout is
+/// the identity), anything else as it is.
+Type generalised(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return type;
+  SmallVector<int64_t> shape(memref.getRank(), ShapedType::kDynamic);
+  if (memref.getLayout().isIdentity())
+    return MemRefType::get(shape, memref.getElementType(), nullptr,
+                           memref.getMemorySpace());
+  SmallVector<int64_t> strides(memref.getRank(), ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
+                                       strides);
+  return MemRefType::get(shape, memref.getElementType(), layout,
+                         memref.getMemorySpace());
+}
+
+struct MuonOutlineElementwise
+    : muon::impl::MuonOutlineElementwiseBase<MuonOutlineElementwise> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::GenericOp> ops;
+    module.walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
+        ops.push_back(op);
+    });
+    SymbolTable symbols(module);
+    // The printed form of each outlined function (its name left out) ->
+    // the function: equal ops share one.
+    llvm::StringMap<func::FuncOp> byForm;
+    for (linalg::GenericOp op : ops)
+      outline(op, symbols, byForm);
+  }
+
+  void outline(linalg::GenericOp op, SymbolTable &symbols,
+               llvm::StringMap<func::FuncOp> &byForm) {
+    MLIRContext *ctx = op.getContext();
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    SmallVector<Value> args(op->getOperands());
+    args.append(captured.begin(), captured.end());
+    SmallVector<Type> argTypes;
+    for (Value v : args)
+      argTypes.push_back(generalised(v.getType()));
+
+    // The candidate function, built detached and printed to find its kind.
+    OpBuilder b(ctx);
+    auto fn = func::FuncOp::create(b, op.getLoc(), "__muon_kernel",
+                                   FunctionType::get(ctx, argTypes, {}));
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    mapping.map(args, entry->getArguments());
+    b.clone(*op, mapping);
+    func::ReturnOp::create(b, op.getLoc());
+    std::string form;
+    {
+      llvm::raw_string_ostream os(form);
+      fn->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+    }
+    func::FuncOp &shared = byForm[form];
+    if (shared) {
+      fn.erase();
+    } else {
+      fn.setPrivate();
+      fn->setAttr(muon::kKernelAttrName, UnitAttr::get(ctx));
+      symbols.insert(fn); // renames it if the name is taken
+      shared = fn;
+    }
+
+    b.setInsertionPoint(op);
+    SmallVector<Value> callArgs;
+    for (auto [v, t] : llvm::zip(args, argTypes))
+      callArgs.push_back(v.getType() == t
+                             ? v
+                             : memref::CastOp::create(b, op.getLoc(), t, v)
+                                   .getResult());
+    func::CallOp::create(b, op.getLoc(), shared, callArgs);
+    op.erase();
+  }
+};
+} // namespace
