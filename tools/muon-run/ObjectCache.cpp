@@ -2,8 +2,9 @@
 
 #include "ObjectCache.h"
 
+#include "muon/Execution/CompiledEntry.h"
+
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -79,16 +80,7 @@ std::string muon::run::cachedObjectPath(const std::string &key) {
 }
 
 bool muon::run::isReadableObject(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer || (*buffer)->getBufferSize() == 0)
-    return false;
-  auto object =
-      llvm::object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
-  if (!object) {
-    llvm::consumeError(object.takeError());
-    return false;
-  }
-  return true;
+  return muon::exec::CompiledEntry::isReadable(path);
 }
 
 bool muon::run::storeInCache(const std::string &objectFile,

@@ -50,6 +50,10 @@ public:
                                              const std::string &entry,
                                              std::string &error);
 
+  /// Whether `objectFile` holds compiled code create() could have written
+  /// (every object in it parses); a damaged or foreign file does not.
+  static bool isReadable(const std::string &objectFile);
+
   /// Calls the entry: one contiguous row-major f32 buffer per argument,
   /// then one per result (out-buffers of the caller's shape). Argument a is
   /// the f64 `argScalars[a]` instead where that is set (`argScalars` empty:
@@ -70,6 +74,12 @@ public:
 
 private:
   CompiledEntry() = default;
+  /// Links compiled objects into a JIT with the process's symbols and
+  /// those of `libraries`, and looks the entry up.
+  static std::unique_ptr<CompiledEntry>
+  fromObjects(const std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects,
+              const std::vector<std::string> &libraries,
+              const std::string &entry, std::string &error);
 
   // Owns the code; `packed` is the entry's packed wrapper (void(void **):
   // one pointer per argument and result descriptor).

@@ -1,0 +1,224 @@
+//===- ObjectCode.cpp - A lowered step to machine code --------------------===//
+//
+// Why not MLIR's ExecutionEngine (docs/design-decisions.md, "The JIT"): it
+// wraps every function it defines in a packed wrapper, the step's entry
+// with thousands of scalar arguments included (instruction selection is
+// quadratic in that wrapper's loads), and generates code at -O2 whatever
+// level it is given. And why two objects: a step's code is mostly glue
+// (runtime calls and the descriptors of their buffers) that optimisation
+// does not speed up, while -O2's module passes and register allocation
+// grow faster than linearly in it; its loops are in a few kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ObjectCode.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace muon::exec;
+
+namespace {
+/// Adds `_mlir_<name>(void **args)`, which loads argument i through args[i]
+/// and calls `name`: the one packed wrapper the entry needs. Loads go in
+/// blocks of 64, so that no basic block holds thousands.
+llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
+  llvm::Function *fn = module.getFunction(name);
+  if (!fn || fn->isDeclaration())
+    return llvm::createStringError("no function " + name.str());
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
+  auto *wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                         "_mlir_" + name, module);
+  if (fn->hasOptNone())
+    wrapper->addFnAttrs(llvm::AttrBuilder(ctx)
+                            .addAttribute(llvm::Attribute::OptimizeNone)
+                            .addAttribute(llvm::Attribute::NoInline));
+  llvm::Value *argv = wrapper->getArg(0);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "", wrapper));
+  std::vector<llvm::Value *> args;
+  for (llvm::Argument &arg : fn->args()) {
+    if (arg.getArgNo() % 64 == 0 && arg.getArgNo()) {
+      llvm::BasicBlock *next = llvm::BasicBlock::Create(ctx, "", wrapper);
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+    }
+    llvm::Value *slot =
+        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(arg.getArgNo()));
+    llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
+    args.push_back(b.CreateLoad(arg.getType(), ptr));
+  }
+  llvm::Value *result = b.CreateCall(fn, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot =
+        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(fn->arg_size()));
+    b.CreateStore(result, b.CreateLoad(b.getPtrTy(), slot));
+  }
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+bool isKernel(const llvm::GlobalValue *gv) {
+  auto *fn = llvm::dyn_cast<llvm::Function>(gv);
+  return fn && !fn->isDeclaration() && !fn->hasOptNone();
+}
+
+/// The kernels of `module` moved into a module of their own (definitions
+/// there, declarations left behind, both with external linkage), or null
+/// when `module` has no optnone glue or a kernel refers to a local symbol
+/// and cannot move alone.
+std::unique_ptr<llvm::Module> takeKernels(llvm::Module &module) {
+  bool hasGlue = false;
+  for (llvm::Function &fn : module) {
+    hasGlue |= fn.hasOptNone();
+    if (!isKernel(&fn))
+      continue;
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      for (llvm::Value *operand : inst.operands())
+        if (auto *gv = llvm::dyn_cast<llvm::GlobalValue>(operand))
+          if (gv != &fn && gv->hasLocalLinkage())
+            return nullptr;
+  }
+  if (!hasGlue)
+    return nullptr;
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> kernels =
+      llvm::CloneModule(module, map, isKernel);
+  for (llvm::Function &fn : module)
+    if (isKernel(&fn)) {
+      fn.deleteBody();
+      fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  for (llvm::Function &fn : *kernels)
+    if (!fn.isDeclaration())
+      fn.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  return kernels;
+}
+
+constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', 'S'};
+
+void putWord(std::string &out, uint64_t word) {
+  char bytes[8];
+  std::memcpy(bytes, &word, 8);
+  out.append(bytes, 8);
+}
+} // namespace
+
+llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
+                                                        const std::string &entry,
+                                                        int optLevel) {
+  optLevel = std::clamp(optLevel, 0, 3);
+  static const llvm::CodeGenOptLevel kLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  // What ORC's JIT linker expects of the objects it links (and what it
+  // sets up itself when it compiles): position-independent code, small
+  // code model.
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
+  auto machine = [&](llvm::CodeGenOptLevel level)
+      -> llvm::Expected<std::unique_ptr<llvm::TargetMachine>> {
+    builder->setCodeGenOptLevel(level);
+    auto tm = builder->createTargetMachine();
+    // Fast instruction selection for unoptimised code, as llc does.
+    if (tm)
+      (*tm)->setO0WantsFastISel(true);
+    return tm;
+  };
+  auto kernelMachine = machine(kLevels[optLevel]);
+  if (!kernelMachine)
+    return kernelMachine.takeError();
+
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> glue =
+      mlir::translateModuleToLLVMIR(module, ctx);
+  if (!glue)
+    return llvm::createStringError("could not translate to LLVM IR");
+  glue->setDataLayout((*kernelMachine)->createDataLayout());
+  glue->setTargetTriple((*kernelMachine)->getTargetTriple());
+  if (llvm::Error err = addPackedWrapper(*glue, "_mlir_ciface_" + entry))
+    return err;
+  auto optimise = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
+
+  ObjectList objects;
+  std::unique_ptr<llvm::Module> kernels =
+      optLevel > 0 ? takeKernels(*glue) : nullptr;
+  if (kernels) {
+    if (llvm::Error err = optimise(kernels.get()))
+      return err;
+    auto object = llvm::orc::SimpleCompiler(**kernelMachine)(*kernels);
+    if (!object)
+      return object.takeError();
+    objects.push_back(std::move(*object));
+    auto glueMachine = machine(llvm::CodeGenOptLevel::None);
+    if (!glueMachine)
+      return glueMachine.takeError();
+    object = llvm::orc::SimpleCompiler(**glueMachine)(*glue);
+    if (!object)
+      return object.takeError();
+    objects.push_back(std::move(*object));
+    return objects;
+  }
+  if (llvm::Error err = optimise(glue.get()))
+    return err;
+  auto object = llvm::orc::SimpleCompiler(**kernelMachine)(*glue);
+  if (!object)
+    return object.takeError();
+  objects.push_back(std::move(*object));
+  return objects;
+}
+
+std::string muon::exec::packObjects(const ObjectList &objects) {
+  std::string out(kMagic, sizeof(kMagic));
+  putWord(out, objects.size());
+  for (const auto &object : objects) {
+    putWord(out, object->getBufferSize());
+    out.append(object->getBufferStart(), object->getBufferSize());
+  }
+  return out;
+}
+
+llvm::Expected<ObjectList> muon::exec::unpackObjects(llvm::MemoryBufferRef file) {
+  llvm::StringRef bytes = file.getBuffer();
+  ObjectList objects;
+  if (!bytes.starts_with(llvm::StringRef(kMagic, sizeof(kMagic)))) {
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+        bytes, file.getBufferIdentifier()));
+    return objects;
+  }
+  bytes = bytes.drop_front(sizeof(kMagic));
+  auto word = [&](uint64_t &value) {
+    if (bytes.size() < 8)
+      return false;
+    std::memcpy(&value, bytes.data(), 8);
+    bytes = bytes.drop_front(8);
+    return true;
+  };
+  uint64_t count = 0;
+  if (!word(count))
+    return llvm::createStringError("truncated object file");
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t size = 0;
+    if (!word(size) || size > bytes.size())
+      return llvm::createStringError("truncated object file");
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+        bytes.take_front(size), file.getBufferIdentifier()));
+    bytes = bytes.drop_front(size);
+  }
+  if (!bytes.empty())
+    return llvm::createStringError("trailing bytes in object file");
+  return objects;
+}

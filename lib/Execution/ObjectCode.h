@@ -1,0 +1,46 @@
+//===- ObjectCode.h - A lowered step to machine code ------------*- C++ -*-===//
+//
+// Private to MuonExecution: turns a module in the LLVM dialect into object
+// code for this host (the kernels optimised, the glue not: ObjectCode.cpp),
+// and several objects into one file and back (muon-run's launcher writes
+// the file its ranks load).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_LIB_EXECUTION_OBJECTCODE_H
+#define MUON_LIB_EXECUTION_OBJECTCODE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace muon {
+namespace exec {
+
+using ObjectList = std::vector<std::unique_ptr<llvm::MemoryBuffer>>;
+
+/// Compiles `module` for this host, with `_mlir__mlir_ciface_<entry>`, the
+/// packed wrapper of the entry's C interface. Functions the lowering marked
+/// optnone (the step's glue) are compiled without optimisation; the others
+/// (the kernels) are optimised and compiled at `optLevel`, in an object of
+/// their own.
+llvm::Expected<ObjectList> compileToObjects(mlir::ModuleOp module,
+                                            const std::string &entry,
+                                            int optLevel);
+
+/// The objects as the bytes of one file.
+std::string packObjects(const ObjectList &objects);
+
+/// The objects of a file packObjects wrote; a plain object file (what
+/// earlier versions wrote) is one object.
+llvm::Expected<ObjectList> unpackObjects(llvm::MemoryBufferRef file);
+
+} // namespace exec
+} // namespace muon
+
+#endif // MUON_LIB_EXECUTION_OBJECTCODE_H
