@@ -154,30 +154,33 @@ llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
   auto optimise = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
 
   ObjectList objects;
+  auto emit = [&](llvm::TargetMachine &tm, llvm::Module &m) -> llvm::Error {
+    auto object = llvm::orc::SimpleCompiler(tm)(m);
+    if (!object)
+      return object.takeError();
+    objects.push_back(std::move(*object));
+    return llvm::Error::success();
+  };
   std::unique_ptr<llvm::Module> kernels =
       optLevel > 0 ? takeKernels(*glue) : nullptr;
-  if (kernels) {
-    if (llvm::Error err = optimise(kernels.get()))
+  if (!kernels) {
+    // At -O0, or for a module without optnone glue: one object, all of it
+    // at the requested level.
+    if (llvm::Error err = optimise(glue.get()))
       return err;
-    auto object = llvm::orc::SimpleCompiler(**kernelMachine)(*kernels);
-    if (!object)
-      return object.takeError();
-    objects.push_back(std::move(*object));
-    auto glueMachine = machine(llvm::CodeGenOptLevel::None);
-    if (!glueMachine)
-      return glueMachine.takeError();
-    object = llvm::orc::SimpleCompiler(**glueMachine)(*glue);
-    if (!object)
-      return object.takeError();
-    objects.push_back(std::move(*object));
+    if (llvm::Error err = emit(**kernelMachine, *glue))
+      return err;
     return objects;
   }
-  if (llvm::Error err = optimise(glue.get()))
+  auto glueMachine = machine(llvm::CodeGenOptLevel::None);
+  if (!glueMachine)
+    return glueMachine.takeError();
+  if (llvm::Error err = optimise(kernels.get()))
     return err;
-  auto object = llvm::orc::SimpleCompiler(**kernelMachine)(*glue);
-  if (!object)
-    return object.takeError();
-  objects.push_back(std::move(*object));
+  if (llvm::Error err = emit(**kernelMachine, *kernels))
+    return err;
+  if (llvm::Error err = emit(**glueMachine, *glue))
+    return err;
   return objects;
 }
 
