@@ -47,6 +47,16 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
     MlirOpPassManager pm, MuonLLVMPipelineOptions options,
     MlirStringCallback errorCallback, void *userData);
 
+/// Runs the muon-to-llvm pipeline on `module` (a builtin.module) with the IR
+/// verified once, at the end, instead of after every pass (faster on large
+/// steps; the muon passes verify their own output as they go). Diagnostics
+/// go to the context's handlers. Fails for an unknown `options.target`
+/// (reported through `errorCallback` as for muonBuildMuonToLLVMPipeline),
+/// for an operation that is not a module, or when the pipeline fails.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonRunMuonToLLVMPipeline(
+    MlirOperation module, MuonLLVMPipelineOptions options,
+    MlirStringCallback errorCallback, void *userData);
+
 #ifdef __cplusplus
 }
 #endif

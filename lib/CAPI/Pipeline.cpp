@@ -5,6 +5,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
 
+#include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
 
@@ -21,10 +22,12 @@ MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
   return options;
 }
 
-MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
-                                              MuonLLVMPipelineOptions options,
-                                              MlirStringCallback errorCallback,
-                                              void *userData) {
+namespace {
+/// Sets `cxxOptions` from `options`; false after telling `errorCallback`
+/// about an unknown target.
+bool toCxxOptions(MuonLLVMPipelineOptions options,
+                  muon::MuonToLLVMOptions &cxxOptions,
+                  MlirStringCallback errorCallback, void *userData) {
   llvm::StringRef target = unwrap(options.target);
   const muon::TargetLowering *found = muon::lookupTargetLowering(target);
   if (!found) {
@@ -38,11 +41,32 @@ MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
           [&](const muon::TargetLowering &t) { os << t.name; }, ", ");
       errorCallback(wrap(llvm::StringRef(message)), userData);
     }
-    return mlirLogicalResultFailure();
+    return false;
   }
-  muon::MuonToLLVMOptions cxxOptions;
   cxxOptions.target = found->target;
   cxxOptions.assignOwners = options.assignOwners;
+  return true;
+}
+} // namespace
+
+MlirLogicalResult muonBuildMuonToLLVMPipeline(MlirOpPassManager pm,
+                                              MuonLLVMPipelineOptions options,
+                                              MlirStringCallback errorCallback,
+                                              void *userData) {
+  muon::MuonToLLVMOptions cxxOptions;
+  if (!toCxxOptions(options, cxxOptions, errorCallback, userData))
+    return mlirLogicalResultFailure();
   muon::buildMuonToLLVMPipeline(*unwrap(pm), cxxOptions);
   return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult muonRunMuonToLLVMPipeline(MlirOperation module,
+                                            MuonLLVMPipelineOptions options,
+                                            MlirStringCallback errorCallback,
+                                            void *userData) {
+  muon::MuonToLLVMOptions cxxOptions;
+  auto moduleOp = llvm::dyn_cast<mlir::ModuleOp>(unwrap(module));
+  if (!toCxxOptions(options, cxxOptions, errorCallback, userData) || !moduleOp)
+    return mlirLogicalResultFailure();
+  return wrap(muon::runMuonToLLVMPipeline(moduleOp, cxxOptions));
 }

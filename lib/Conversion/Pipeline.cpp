@@ -9,6 +9,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Dialect/Dist/Transforms/Passes.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
+#include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -96,6 +97,16 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createMuonOptimiseKernelsOnly());
+}
+
+LogicalResult muon::runMuonToLLVMPipeline(ModuleOp module,
+                                          const MuonToLLVMOptions &options) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  pm.enableVerifier(false);
+  buildMuonToLLVMPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  return verifyPassOutput(module, "muon-to-llvm");
 }
 
 void muon::registerMuonToLLVMPipeline() {

@@ -213,20 +213,17 @@ bool runPipeline(Module &m, const std::string &pipeline) {
   return ok;
 }
 
-/// The muon-to-llvm pipeline (built from pass constructors).
+/// The muon-to-llvm pipeline (built from pass constructors, the IR verified
+/// once at the end).
 bool lower(Module &m, const std::string &target, bool assignOwners) {
-  MlirPassManager pm = mlirPassManagerCreate(m.context->ctx);
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   options.target = mlirStringRefCreate(target.c_str(), target.size());
   options.assignOwners = assignOwners;
   std::string error;
-  bool ok = mlirLogicalResultIsSuccess(muonBuildMuonToLLVMPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), options, appendTo, &error));
-  if (!ok)
+  bool ok = mlirLogicalResultIsSuccess(
+      muonRunMuonToLLVMPipeline(m.op(), options, appendTo, &error));
+  if (!ok && !error.empty())
     m.context->addError(error);
-  else
-    ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, m.op()));
-  mlirPassManagerDestroy(pm);
   return ok;
 }
 

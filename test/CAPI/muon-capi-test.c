@@ -96,6 +96,37 @@ static int unknownTarget(MlirContext context) {
   return status;
 }
 
+/* muonRunMuonToLLVMPipeline: the same lowering in one call (a fresh parse of
+   the module), and the unknown target refused with its message. */
+static int runPipeline(MlirContext context) {
+  MlirModule module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(kModule));
+  MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
+  Message error = {{0}, 0};
+  int status = 0;
+  if (mlirLogicalResultIsFailure(muonRunMuonToLLVMPipeline(
+          mlirModuleGetOperation(module), options, collectMessage, &error))) {
+    fprintf(stderr, "muonRunMuonToLLVMPipeline failed: %s\n", error.text);
+    status = 1;
+  } else {
+    printf("run: lowered, %s\n",
+           muonModuleNumSteps(mlirModuleGetOperation(module)) == 0
+               ? "no muon.step left"
+               : "a muon.step left");
+  }
+  options.target = mlirStringRefCreateFromCString("gpu");
+  if (status == 0 &&
+      mlirLogicalResultIsSuccess(muonRunMuonToLLVMPipeline(
+          mlirModuleGetOperation(module), options, collectMessage, &error))) {
+    fprintf(stderr, "target gpu was accepted by muonRunMuonToLLVMPipeline\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("run %s\n", error.text);
+  }
+  mlirModuleDestroy(module);
+  return status;
+}
+
 static int run(MlirContext context) {
   MlirModule module = mlirModuleCreateParse(
       context, mlirStringRefCreateFromCString(kModule));
@@ -132,6 +163,8 @@ static int run(MlirContext context) {
   mlirModuleDestroy(module);
   if (status == 0)
     status = unknownTarget(context);
+  if (status == 0)
+    status = runPipeline(context);
   return status;
 }
 

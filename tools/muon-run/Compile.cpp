@@ -35,13 +35,12 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   FailureOr<StepSpec> spec = describeStep(*module, o);
   if (failed(spec))
     return failure();
-  PassManager pm(&context);
   MuonToLLVMOptions options;
   options.target = o.target;
   options.batchCollectives = o.batchCollectives;
   options.placeDeallocations = o.placeDeallocations;
-  buildMuonToLLVMPipeline(pm, options);
-  if (failed(pm.run(*module)) || failed(readRoles(*module, *spec)))
+  if (failed(runMuonToLLVMPipeline(*module, options)) ||
+      failed(readRoles(*module, *spec)))
     return failure();
   return spec;
 }

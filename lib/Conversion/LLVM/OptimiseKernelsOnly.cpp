@@ -25,13 +25,17 @@ struct MuonOptimiseKernelsOnly
     : muon::impl::MuonOptimiseKernelsOnlyBase<MuonOptimiseKernelsOnly> {
   void runOnOperation() override {
     UnitAttr unit = UnitAttr::get(&getContext());
-    getOperation().walk([&](LLVM::LLVMFuncOp fn) {
-      if (fn.isExternal())
-        return;
-      if (fn->removeAttr(muon::kKernelAttrName))
-        return;
-      fn.setOptimizeNoneAttr(unit);
-      fn.setNoInlineAttr(unit);
+    // Functions sit in modules (nested ones too), never in other
+    // functions: their bodies, most of the module, are not walked.
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto fn = dyn_cast<LLVM::LLVMFuncOp>(op);
+      if (!fn)
+        return WalkResult::advance();
+      if (!fn.isExternal() && !fn->removeAttr(muon::kKernelAttrName)) {
+        fn.setOptimizeNoneAttr(unit);
+        fn.setNoInlineAttr(unit);
+      }
+      return WalkResult::skip();
     });
   }
 };
