@@ -214,6 +214,20 @@ func.func @users_of_users(%a: tensor<8x4xf32>) {
 
 // -----
 
+// The same when the first annotate_for_users is of an argument it gives
+// its layout (found by an independent check written from the docs).
+shard.grid @g(shape = 4)
+func.func @users_of_users_argument(%p: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  %t = shard.sharding @g split_axes = [[]] : !shard.sharding
+  %p1 = shard.shard %p to %s annotate_for_users : tensor<8x4xf32>
+  // expected-error @below {{annotates for its users a value that an annotate_for_users annotation produced, with a different sharding}}
+  %p2 = shard.shard %p1 to %t annotate_for_users : tensor<8x4xf32>
+  return %p2 : tensor<8x4xf32>
+}
+
+// -----
+
 shard.grid @g(shape = 2)
 func.func @argument_computed_on(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %s = shard.sharding @g split_axes = [[0]] : !shard.sharding

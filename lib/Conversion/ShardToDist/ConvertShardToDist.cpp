@@ -218,6 +218,8 @@ private:
       return failure();
     auto fromType = cast<DistTensorType>(from.getType());
     replaced.push_back(sh);
+    if (sh.getAnnotateForUsers())
+      usersAnnotations.insert(sh.getResult());
     if (*type == fromType) {
       imported[sh.getResult()] = from;
       return success();
@@ -229,7 +231,7 @@ private:
              << " (the shard dialect leaves this undefined); add "
                 "annotate_for_users to redistribute it for this "
                 "annotation's users";
-    if (forUsers.contains(from))
+    if (usersAnnotations.contains(src))
       return sh.emitOpError("annotates for its users a value that an "
                             "annotate_for_users annotation produced, with a "
                             "different sharding (the shard dialect leaves "
@@ -237,7 +239,6 @@ private:
     OpBuilder b(sh);
     Value moved = dist::RedistributeOp::create(b, sh.getLoc(), *type, from);
     imported[sh.getResult()] = moved;
-    forUsers.insert(moved);
     return success();
   }
 
@@ -293,8 +294,9 @@ private:
   /// Each annotated value (argument, annotation or step result) -> the
   /// value with its !dist.tensor type.
   llvm::DenseMap<Value, Value> imported;
-  /// Values an annotate_for_users redistribution produced.
-  llvm::DenseSet<Value> forUsers;
+  /// The results of annotate_for_users annotations (before import): one
+  /// annotated for its users again with another layout is undefined.
+  llvm::DenseSet<Value> usersAnnotations;
   /// Annotations and steps to erase once their values are imported.
   SmallVector<Operation *> replaced;
 };
