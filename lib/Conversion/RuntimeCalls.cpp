@@ -14,10 +14,21 @@ using namespace muon;
 static constexpr llvm::StringLiteral kTablePrefix = "__muon_table_";
 
 RuntimeCalls::RuntimeCalls(ModuleOp module) : module(module) {
-  for (auto g : module.getOps<memref::GlobalOp>())
-    if (g.getConstant() && g.getSymName().starts_with(kTablePrefix) &&
-        g.getInitialValue())
-      globals[*g.getInitialValue()] = g.getSymName().str();
+  module.walk([&](ModuleOp m) {
+    for (auto g : m.getOps<memref::GlobalOp>())
+      if (g.getConstant() && g.getSymName().starts_with(kTablePrefix) &&
+          g.getInitialValue())
+        globals[{m.getOperation(), *g.getInitialValue()}] =
+            g.getSymName().str();
+  });
+}
+
+ModuleOp RuntimeCalls::moduleAt(OpBuilder &b) const {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto nearest = dyn_cast<ModuleOp>(parent);
+  if (!nearest)
+    nearest = parent->getParentOfType<ModuleOp>();
+  return nearest ? nearest : module;
 }
 
 namespace {
@@ -97,11 +108,12 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
           << ": its table entry takes " << sig.type.getInputs();
     conflict = true;
   }
-  auto fn = module.lookupSymbol<func::FuncOp>(sig.name);
+  ModuleOp into = moduleAt(b);
+  auto fn = into.lookupSymbol<func::FuncOp>(sig.name);
   if (!fn) {
-    OpBuilder mb(module.getBodyRegion());
-    mb.setInsertionPointToStart(module.getBody());
-    fn = func::FuncOp::create(mb, module.getLoc(), sig.name, sig.type);
+    OpBuilder mb(into.getBodyRegion());
+    mb.setInsertionPointToStart(into.getBody());
+    fn = func::FuncOp::create(mb, into.getLoc(), sig.name, sig.type);
     fn.setPrivate();
     if (sig.cInterface)
       fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
@@ -120,20 +132,17 @@ Value RuntimeCalls::table(OpBuilder &b, Location loc,
   auto type = cast<MemRefType>(
       MemRefType::get(values.getType().getShape(),
                       values.getType().getElementType()));
-  auto it = globals.find(values);
-  std::string sym;
-  if (it != globals.end()) {
-    sym = it->second;
-  } else {
+  ModuleOp into = moduleAt(b);
+  std::string &sym = globals[{into.getOperation(), values}];
+  if (sym.empty()) {
     do
       sym = (kTablePrefix + llvm::Twine(nextTable++)).str();
-    while (module.lookupSymbol(sym));
-    OpBuilder mb(module.getBodyRegion());
-    mb.setInsertionPointToStart(module.getBody());
-    memref::GlobalOp::create(mb, module.getLoc(), sym,
+    while (into.lookupSymbol(sym));
+    OpBuilder mb(into.getBodyRegion());
+    mb.setInsertionPointToStart(into.getBody());
+    memref::GlobalOp::create(mb, into.getLoc(), sym,
                              mb.getStringAttr("private"), type, values,
                              /*constant=*/true, /*alignment=*/nullptr);
-    globals[values] = sym;
   }
   Value g = memref::GetGlobalOp::create(b, loc, type, sym);
   auto dyn = MemRefType::get({ShapedType::kDynamic}, type.getElementType());

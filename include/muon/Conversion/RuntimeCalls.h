@@ -42,7 +42,10 @@ mlir::LogicalResult requireF32Operand(mlir::Operation *op, mlir::Type type);
 
 class RuntimeCalls {
 public:
-  /// Tables the module already holds (from an earlier pass) are reused.
+  /// Calls and tables go into the module nearest to where they are built
+  /// (`module` or one nested in it): a symbol is looked up in the nearest
+  /// symbol table. Tables the modules already hold (from an earlier pass)
+  /// are reused.
   explicit RuntimeCalls(mlir::ModuleOp module);
 
   /// Calls runtime function `fn`, declared on first use from the table.
@@ -82,11 +85,15 @@ public:
 private:
   mlir::Value table(mlir::OpBuilder &b, mlir::Location loc,
                     mlir::DenseElementsAttr values);
+  /// The module the declarations and tables of code built at `b` go into.
+  mlir::ModuleOp moduleAt(mlir::OpBuilder &b) const;
 
   mlir::ModuleOp module;
   // Attributes are uniqued: equal tables are the same attribute (printing
   // each table to compare them cost a second on a 70B step at 512 ranks).
-  llvm::DenseMap<mlir::Attribute, std::string> globals; // value -> symbol
+  // (module, value) -> symbol.
+  llvm::DenseMap<std::pair<mlir::Operation *, mlir::Attribute>, std::string>
+      globals;
   int64_t nextTable = 0;
   bool conflict = false;
 };

@@ -52,18 +52,20 @@ Type generalised(Type type) {
 struct MuonOutlineElementwise
     : muon::impl::MuonOutlineElementwiseBase<MuonOutlineElementwise> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
     SmallVector<linalg::GenericOp> ops;
-    module.walk([&](linalg::GenericOp op) {
+    getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
         ops.push_back(op);
     });
-    SymbolTable symbols(module);
-    // The printed form of each outlined function (its name left out) ->
-    // the function: equal ops share one.
-    llvm::StringMap<func::FuncOp> byForm;
-    for (linalg::GenericOp op : ops)
-      outline(op, symbols, byForm);
+    // Kernels go into the module nearest to their ops (a call is resolved
+    // in the nearest symbol table). Per module, the printed form of each
+    // kernel (its name left out) -> the kernel: equal ops share one.
+    SymbolTableCollection tables;
+    llvm::DenseMap<Operation *, llvm::StringMap<func::FuncOp>> byForm;
+    for (linalg::GenericOp op : ops) {
+      auto into = op->getParentOfType<ModuleOp>();
+      outline(op, tables.getSymbolTable(into), byForm[into]);
+    }
   }
 
   void outline(linalg::GenericOp op, SymbolTable &symbols,
