@@ -96,8 +96,19 @@ public:
   }
 
 private:
-  /// The !dist.tensor type that annotation `sh` gives its value.
+  /// The !dist.tensor type that annotation `sh` gives its value, computed
+  /// once (an argument's annotations are read for the argument and again
+  /// when imported).
   FailureOr<DistTensorType> typeOf(shard::ShardOp sh) {
+    if (DistTensorType known = types.lookup(sh))
+      return known;
+    FailureOr<DistTensorType> type = computeTypeOf(sh);
+    if (succeeded(type))
+      types[sh] = *type;
+    return type;
+  }
+
+  FailureOr<DistTensorType> computeTypeOf(shard::ShardOp sh) {
     auto emit = [&] { return sh.emitOpError(); };
     auto sharding = sh.getSharding().getDefiningOp<shard::ShardingOp>();
     if (!sharding)
@@ -297,6 +308,8 @@ private:
   /// The results of annotate_for_users annotations (before import): one
   /// annotated for its users again with another layout is undefined.
   llvm::DenseSet<Value> usersAnnotations;
+  /// The type each annotation gives its value (typeOf).
+  llvm::DenseMap<Operation *, DistTensorType> types;
   /// Annotations and steps to erase once their values are imported.
   SmallVector<Operation *> replaced;
 };
