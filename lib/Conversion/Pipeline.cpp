@@ -96,6 +96,11 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // One function per entry, and descriptors as scalars between blocks and
+  // in stack slots, so that the JIT's fast instruction selector takes
+  // every block of the glue.
+  pm.addPass(createMuonInlineEntryIntoCInterface());
+  pm.addPass(createMuonScalariseAggregates());
   pm.addPass(createMuonOptimiseKernelsOnly());
 }
 

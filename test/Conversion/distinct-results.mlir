@@ -11,7 +11,8 @@
 // CHECK-NEXT: %[[C:.*]] = memref.alloc() : memref<4xf32>
 // CHECK-NEXT: memref.copy %[[A]], %[[C]]
 // CHECK-NEXT: return %[[A]], %[[B]], %[[C]]
-// LLVM-LABEL: llvm.func @twice
+// LLVM-NOT: llvm.func @twice(
+// LLVM-LABEL: llvm.func @_mlir_ciface_twice(
 func.func @twice() -> (memref<4xf32>, memref<4xf32>, memref<4xf32>) {
   %a = memref.alloc() : memref<4xf32>
   return %a, %a, %a : memref<4xf32>, memref<4xf32>, memref<4xf32>
@@ -21,7 +22,8 @@ func.func @twice() -> (memref<4xf32>, memref<4xf32>, memref<4xf32>) {
 
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
-// LLVM-LABEL: llvm.func @step
+// LLVM-NOT: llvm.func @step(
+// LLVM-LABEL: llvm.func @_mlir_ciface_step(
 func.func @step(%p: !t, %g: !t, %m: !t) -> (!t, !t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64}
   return %r#0, %r#0, %r#1 : !t, !t, !t

@@ -1,5 +1,5 @@
 // The muon-to-llvm pipeline takes a muon.step module to the LLVM dialect:
-// the entry keeps its name and gets a C-interface wrapper taking one
+// the entry becomes its C interface, _mlir_ciface_<name>, taking one
 // descriptor per local shard and per result out-buffer; the runtime is
 // called through its _mlir_ciface_ entry points.
 
@@ -26,10 +26,11 @@ dist.mesh @m [dp = 2]
 // CHECK-DAG: llvm.func @_mlir_ciface_muon_rt_scatter(
 // The momentum and the update are calls to shared kernels, the only
 // functions LLVM optimises; the step's glue is optnone.
-// CHECK: llvm.func @step(
-// CHECK-SAME: attributes {llvm.emit_c_interface, no_inline, optimize_none}
-// CHECK-COUNT-2: llvm.call @__muon_kernel
+// The entry is its C interface alone (one descriptor pointer per buffer),
+// with the step's body.
+// CHECK-NOT: llvm.func @step(
 // CHECK: llvm.func @_mlir_ciface_step(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface, no_inline, optimize_none}
+// CHECK-COUNT-2: llvm.call @__muon_kernel
 // CHECK: llvm.func @__muon_kernel(
 // CHECK-NOT: optimize_none
 // CHECK-SAME: {

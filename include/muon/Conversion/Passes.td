@@ -180,6 +180,42 @@ def MuonOptimiseKernelsOnly
   }];
 }
 
+def MuonInlineEntryIntoCInterface
+    : Pass<"muon-inline-entry-into-c-interface", "mlir::ModuleOp"> {
+  let summary = "Move an entry's body into its C interface, so that it is "
+                "one function taking one pointer per buffer";
+  let description = [{
+    Runs on the LLVM dialect. For each `_mlir_ciface_F` that only loads its
+    descriptors and calls `F` (what `convert-func-to-llvm` writes for an
+    entry with `llvm.emit_c_interface` and no results), where that call is
+    the only use of `F`: `F`'s body moves into `_mlir_ciface_F`, in place
+    of the call, and `F` is erased. The C interface, which muon-run,
+    Python and the C API call, is unchanged. Why: `F` takes every
+    descriptor field as a scalar (seven per buffer, tens of thousands in a
+    large step), and LLVM's code generation for that many arguments grows
+    faster than linearly.
+  }];
+}
+
+def MuonScalariseAggregates
+    : Pass<"muon-scalarise-aggregates", "mlir::ModuleOp"> {
+  let summary = "Pass memref descriptors between blocks and into stack "
+                "slots as scalar fields, for fast instruction selection";
+  let description = [{
+    Runs on the LLVM dialect, after the conversion. A struct or array block
+    argument (a memref descriptor yielded by an `scf.if`) becomes one
+    argument per scalar field, the predecessors passing `extractvalue`s of
+    the value they passed (folded through the `insertvalue`s that built
+    it); a load or store of a whole descriptor becomes one per field; every
+    field read is folded through the `insertvalue`s it reads from, and the
+    ones left unused are erased; fixed-size stack slots in blocks outside
+    any cycle move to the entry block. The program is the same. Why: LLVM's fast instruction selector, which the
+    JIT uses for the step's unoptimised glue, refuses aggregate PHIs and
+    aggregate stores, and selects the whole block of a refused branch with
+    SelectionDAG instead, at a cost that grows faster than the block.
+  }];
+}
+
 def MuonSCFToCFLastFirst
     : Pass<"muon-scf-to-cf", "mlir::func::FuncOp"> {
   let summary = "Lower SCF to branches, a block's ops last to first (time "

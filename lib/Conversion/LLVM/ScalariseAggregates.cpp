@@ -1,0 +1,360 @@
+//===- ScalariseAggregates.cpp - Descriptors as scalars across blocks -----===//
+//
+// Why: the JIT compiles a step's glue with LLVM's fast instruction
+// selector, which handles scalars only. A memref descriptor (a struct) that
+// flows into a block as an argument becomes an aggregate PHI, which the fast
+// selector refuses at the predecessor's branch; LLVM then selects that
+// predecessor's whole block with SelectionDAG, whose cost grows faster than
+// the block. A step's blocks hold tens of thousands of instructions (each
+// participation `scf.if` yields descriptors), so on a 405B step 85% of the
+// JIT was instruction selection. A whole-struct store (a descriptor put in
+// a stack slot for an unranked runtime argument) is refused the same way,
+// one instruction at a time.
+//
+// The rewrite: a struct or array block argument becomes one argument per
+// scalar field (predecessors pass `extractvalue`s, folded through the
+// `insertvalue` chains that built the descriptor), a struct store or load
+// one per field, and every field read is folded through the chain it
+// reads from. The insert chains left without users are erased. And the
+// stack slots of runtime arguments move to the entry block, where the fast
+// selector takes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/RegionGraphTraits.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace muon {
+#define GEN_PASS_DEF_MUONSCALARISEAGGREGATES
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+
+namespace {
+
+/// A scalar field of an aggregate: its position and type.
+struct Leaf {
+  SmallVector<int64_t> position;
+  Type type;
+};
+
+/// Aggregates with more fields than this are left alone (a descriptor of
+/// rank r has 3 + 2r).
+constexpr size_t kMaxLeaves = 64;
+
+bool isAggregate(Type type) {
+  return isa<LLVM::LLVMStructType, LLVM::LLVMArrayType>(type);
+}
+
+/// The scalar fields of `type` in order; false when there are more than
+/// kMaxLeaves or none.
+bool collectLeaves(Type type, SmallVector<int64_t> &position,
+                   SmallVector<Leaf> &leaves) {
+  auto visit = [&](int64_t index, Type field) {
+    position.push_back(index);
+    bool ok = collectLeaves(field, position, leaves);
+    position.pop_back();
+    return ok;
+  };
+  if (auto st = dyn_cast<LLVM::LLVMStructType>(type)) {
+    for (auto [i, field] : llvm::enumerate(st.getBody()))
+      if (!visit(i, field))
+        return false;
+    return true;
+  }
+  if (auto array = dyn_cast<LLVM::LLVMArrayType>(type)) {
+    if (array.getNumElements() > kMaxLeaves)
+      return false;
+    for (unsigned i = 0; i < array.getNumElements(); ++i)
+      if (!visit(i, array.getElementType()))
+        return false;
+    return true;
+  }
+  leaves.push_back({position, type});
+  return leaves.size() <= kMaxLeaves;
+}
+
+SmallVector<Leaf> leavesOf(Type type) {
+  SmallVector<int64_t> position;
+  SmallVector<Leaf> leaves;
+  if (!collectLeaves(type, position, leaves))
+    leaves.clear();
+  return leaves;
+}
+
+/// `aggregate`'s field at `position`, folded through the insertvalue chain
+/// that built it where it can be.
+Value extractLeaf(OpBuilder &b, Location loc, Value aggregate,
+                  ArrayRef<int64_t> position) {
+  return b.createOrFold<LLVM::ExtractValueOp>(loc, aggregate, position);
+}
+
+/// Splits block argument `index` of `block` into its scalar fields.
+/// Returns false (and changes nothing) where a predecessor's terminator
+/// does not expose its successor operands.
+bool scalariseArgument(Block &block, unsigned index,
+                       SmallVectorImpl<Operation *> &maybeDead) {
+  BlockArgument arg = block.getArgument(index);
+  SmallVector<Leaf> leaves = leavesOf(arg.getType());
+  if (leaves.empty())
+    return false;
+  for (BlockOperand &use : block.getUses())
+    if (!isa<BranchOpInterface>(use.getOwner()))
+      return false;
+
+  Location loc = arg.getLoc();
+  SmallVector<Value> leafArgs;
+  for (const Leaf &leaf : leaves)
+    leafArgs.push_back(block.addArgument(leaf.type, loc));
+
+  for (BlockOperand &use : block.getUses()) {
+    auto branch = cast<BranchOpInterface>(use.getOwner());
+    SuccessorOperands operands =
+        branch.getSuccessorOperands(use.getOperandNumber());
+    Value incoming = operands[index];
+    OpBuilder b(branch);
+    SmallVector<Value> fields;
+    for (const Leaf &leaf : leaves)
+      fields.push_back(extractLeaf(b, branch.getLoc(), incoming, leaf.position));
+    operands.erase(index);
+    operands.append(fields);
+    if (Operation *def = incoming.getDefiningOp())
+      maybeDead.push_back(def);
+  }
+
+  // Field reads take the new arguments; anything else (a call taking the
+  // whole descriptor) gets the struct rebuilt at the top of the block.
+  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!extract)
+      continue;
+    for (auto [leaf, leafArg] : llvm::zip(leaves, leafArgs))
+      if (ArrayRef<int64_t>(leaf.position) == extract.getPosition()) {
+        extract.replaceAllUsesWith(leafArg);
+        extract.erase();
+        break;
+      }
+  }
+  if (!arg.use_empty()) {
+    OpBuilder b = OpBuilder::atBlockBegin(&block);
+    Value rebuilt = LLVM::PoisonOp::create(b, loc, arg.getType());
+    for (auto [leaf, leafArg] : llvm::zip(leaves, leafArgs))
+      rebuilt = LLVM::InsertValueOp::create(b, loc, rebuilt, leafArg,
+                                            leaf.position);
+    arg.replaceAllUsesWith(rebuilt);
+  }
+  block.eraseArgument(index);
+  return true;
+}
+
+/// The scalar fields of a struct that a plain load or store of
+/// `alignment` may move one by one, or none. A descriptor's fields are
+/// pointers and 64-bit integers: an access aligned to 8 (or to the
+/// struct's natural alignment, the default) keeps each of them naturally
+/// aligned.
+SmallVector<Leaf> accessLeaves(Type type, std::optional<int64_t> alignment,
+                               bool isVolatile, LLVM::AtomicOrdering ordering) {
+  if (!isa<LLVM::LLVMStructType>(type) || isVolatile ||
+      ordering != LLVM::AtomicOrdering::not_atomic ||
+      (alignment && *alignment < 8))
+    return {};
+  SmallVector<Leaf> leaves = leavesOf(type);
+  for (const Leaf &leaf : leaves)
+    if (!isa<LLVM::LLVMPointerType>(leaf.type) && !leaf.type.isInteger(64))
+      return {};
+  return leaves;
+}
+
+Value fieldAddress(OpBuilder &b, Location loc, Value addr, Type type,
+                   const Leaf &leaf) {
+  SmallVector<LLVM::GEPArg> indices{0};
+  for (int64_t i : leaf.position)
+    indices.push_back(static_cast<int32_t>(i));
+  return LLVM::GEPOp::create(b, loc, addr.getType(), type, addr, indices);
+}
+
+/// A store of a whole struct becomes one store per scalar field.
+void scalariseStore(LLVM::StoreOp store,
+                    SmallVectorImpl<Operation *> &maybeDead) {
+  Type type = store.getValue().getType();
+  SmallVector<Leaf> leaves = accessLeaves(
+      type, store.getAlignment(), store.getVolatile_(), store.getOrdering());
+  if (leaves.empty())
+    return;
+  OpBuilder b(store);
+  Location loc = store.getLoc();
+  for (const Leaf &leaf : leaves) {
+    Value field = fieldAddress(b, loc, store.getAddr(), type, leaf);
+    Value value = extractLeaf(b, loc, store.getValue(), leaf.position);
+    LLVM::StoreOp::create(b, loc, value, field);
+  }
+  if (Operation *def = store.getValue().getDefiningOp())
+    maybeDead.push_back(def);
+  store.erase();
+}
+
+/// A load of a whole struct becomes one load per scalar field that is
+/// read (in field order); the struct is put together again only for other
+/// users.
+void scalariseLoad(LLVM::LoadOp load) {
+  Type type = load.getType();
+  SmallVector<Leaf> leaves = accessLeaves(
+      type, load.getAlignment(), load.getVolatile_(), load.getOrdering());
+  if (leaves.empty())
+    return;
+  auto leafOf = [&](LLVM::ExtractValueOp extract) -> std::optional<size_t> {
+    for (auto [i, leaf] : llvm::enumerate(leaves))
+      if (ArrayRef<int64_t>(leaf.position) == extract.getPosition())
+        return i;
+    return std::nullopt;
+  };
+  bool whole = false;
+  llvm::SmallBitVector read(leaves.size());
+  for (Operation *user : load->getUsers()) {
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+    std::optional<size_t> i = extract ? leafOf(extract) : std::nullopt;
+    if (i)
+      read.set(*i);
+    else
+      whole = true;
+  }
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  SmallVector<Value> fields(leaves.size());
+  for (auto [i, leaf] : llvm::enumerate(leaves))
+    if (whole || read.test(i))
+      fields[i] = LLVM::LoadOp::create(
+          b, loc, leaf.type, fieldAddress(b, loc, load.getAddr(), type, leaf));
+  for (Operation *user : llvm::make_early_inc_range(load->getUsers()))
+    if (auto extract = dyn_cast<LLVM::ExtractValueOp>(user))
+      if (std::optional<size_t> i = leafOf(extract)) {
+        extract.replaceAllUsesWith(fields[*i]);
+        extract.erase();
+      }
+  if (whole) {
+    Value rebuilt = LLVM::PoisonOp::create(b, loc, type);
+    for (auto [leaf, field] : llvm::zip(leaves, fields))
+      rebuilt = LLVM::InsertValueOp::create(b, loc, rebuilt, field,
+                                            leaf.position);
+    load.replaceAllUsesWith(rebuilt);
+  }
+  load.erase();
+}
+
+/// Moves the fixed-size allocas of blocks outside any cycle to the entry
+/// block: the fast selector takes static allocas only (those of the entry
+/// block), and memref-to-llvm puts the stack slot of an unranked runtime
+/// argument at its call. Outside a cycle a block runs at most once, so one
+/// slot per alloca for the whole function is the same program.
+void hoistAllocas(LLVM::LLVMFuncOp fn) {
+  Region &body = fn.getBody();
+  llvm::SmallPtrSet<Block *, 16> cyclic;
+  for (auto scc = llvm::scc_begin(&body); !scc.isAtEnd(); ++scc)
+    if (scc.hasCycle())
+      cyclic.insert(scc->begin(), scc->end());
+  Block &entry = body.front();
+  for (Block &block : llvm::drop_begin(body)) {
+    if (cyclic.contains(&block))
+      continue;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto alloca = dyn_cast<LLVM::AllocaOp>(op);
+      if (!alloca)
+        continue;
+      auto size = alloca.getArraySize().getDefiningOp<LLVM::ConstantOp>();
+      if (!size)
+        continue;
+      // The size's constant goes too, unless the entry block holds it.
+      if (size->getBlock() != &entry) {
+        if (!size->hasOneUse())
+          continue;
+        size->moveBefore(&entry, entry.begin());
+      }
+      alloca->moveAfter(size);
+    }
+  }
+}
+
+/// Erases the aggregate-building ops left without users, and the chains
+/// behind them.
+void eraseDeadAggregates(SmallVectorImpl<Operation *> &worklist) {
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() ||
+        !isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp,
+             LLVM::UndefOp>(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+    erased.insert(op);
+    op->erase();
+  }
+}
+
+struct MuonScalariseAggregates
+    : muon::impl::MuonScalariseAggregatesBase<MuonScalariseAggregates> {
+  void runOnOperation() override {
+    // Functions sit in modules (nested ones too), never in other functions.
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto fn = dyn_cast<LLVM::LLVMFuncOp>(op);
+      if (!fn)
+        return WalkResult::advance();
+      // Kernels are optimised by LLVM (whose SROA does the same); the
+      // rewrite is for the unoptimised glue.
+      if (!fn.isExternal() && !fn->hasAttr(muon::kKernelAttrName))
+        runOnFunction(fn);
+      return WalkResult::skip();
+    });
+  }
+
+  void runOnFunction(LLVM::LLVMFuncOp fn) {
+    SmallVector<Operation *> maybeDead;
+    for (Block &block : llvm::drop_begin(fn.getBody())) {
+      // From the last argument: erasing one renumbers those after it.
+      for (unsigned i = block.getNumArguments(); i-- > 0;)
+        if (isAggregate(block.getArgument(i).getType()))
+          scalariseArgument(block, i, maybeDead);
+    }
+    SmallVector<LLVM::StoreOp> stores;
+    SmallVector<LLVM::LoadOp> loads;
+    fn.walk([&](Operation *op) {
+      if (auto store = dyn_cast<LLVM::StoreOp>(op))
+        stores.push_back(store);
+      else if (auto load = dyn_cast<LLVM::LoadOp>(op))
+        loads.push_back(load);
+    });
+    for (LLVM::StoreOp store : stores)
+      scalariseStore(store, maybeDead);
+    for (LLVM::LoadOp load : loads)
+      scalariseLoad(load);
+    // Every other field read straight from the value inserted (the
+    // unranked descriptors of runtime calls, rank-0 descriptors), so that
+    // no insertvalue is left for the fast selector to refuse: one refusal
+    // sends the rest of its block to SelectionDAG.
+    fn.walk([&](LLVM::ExtractValueOp extract) {
+      Value container = extract.getContainer();
+      SmallVector<OpFoldResult, 1> folded;
+      if (failed(extract->fold(folded)) || folded.empty())
+        return;
+      if (auto value = dyn_cast<Value>(folded.front());
+          value && value != extract.getResult()) {
+        extract.replaceAllUsesWith(value);
+        extract.erase();
+      }
+      if (Operation *def = container.getDefiningOp())
+        maybeDead.push_back(def);
+    });
+    eraseDeadAggregates(maybeDead);
+    hoistAllocas(fn);
+  }
+};
+
+} // namespace
