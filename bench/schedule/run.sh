@@ -8,7 +8,10 @@
 # collective calls per rank of the rounds schedule with batched gathers and
 # scatters (what muon-expand-step emits) and with one rooted call each
 # (unb), and the blocking rounds without batching as a ratio (r_unb);
-# pref1_ms is the default schedule's (rounds, prefetch 1) estimated step.
+# pref1_ms is the default schedule's (rounds, prefetch 1) estimated step;
+# path_ms the owner path bound (a rank's shortest way in, all its
+# Newton-Schulz, its shortest way out: no schedule that orthogonalises each
+# matrix whole on its owner beats it) and p1/path the default schedule over it.
 #
 #   bash bench/schedule/run.sh [muon-opt]
 set -euo pipefail
@@ -16,8 +19,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 opt=${1:-$root/build/bin/muon-opt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf "%-5s %5s %-8s %12s %10s %8s %8s %8s %8s %8s %8s %6s %6s %8s\n" model ranks layout \
-  bound_ms pref1_ms naive seq rounds pref1 pref2 best colls unb r_unb
+printf "%-5s %5s %-8s %12s %10s %8s %8s %8s %8s %8s %8s %6s %6s %8s %10s %8s\n" model ranks layout \
+  bound_ms pref1_ms naive seq rounds pref1 pref2 best colls unb r_unb path_ms p1/path
 for model in 8b 70b; do
   for ranks in 8 64 512; do
     for layout in fsdp fsdp_tp hsdp; do
@@ -32,15 +35,17 @@ for l in lines[2:]:
     f = l.split()
     if f[:2] == ["lower", "bound"]:
         bound = float(f[2])
+    elif f[:3] == ["owner", "path", "bound"]:
+        path = float(f[3])
     elif f:
         rows[f[0]] = (float(f[2]), int(f[3]))
 names = ["naive", "sequential", "rounds", "rounds+prefetch1", "rounds+prefetch2"]
 ratios = [rows[n][0] for n in names]
-print("%-5s %5s %-8s %12.2f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f" % (
-    sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3,
-    rows["rounds+prefetch1"][0] * bound / 1e3, *ratios,
-    min(ratios[2:]), rows["rounds"][1], rows["rounds-unbatched"][1],
-    rows["rounds-unbatched"][0]))
+pref1 = rows["rounds+prefetch1"][0] * bound
+print("%-5s %5s %-8s %12.2f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f %10.2f %8.3f" % (
+    sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3, pref1 / 1e3,
+    *ratios, min(ratios[2:]), rows["rounds"][1], rows["rounds-unbatched"][1],
+    rows["rounds-unbatched"][0], path / 1e3, pref1 / path))
 PY
     done
   done

@@ -90,6 +90,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // bytes a step holds (muon_rt_counters.heap_bytes_peak).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // The runtime aligns (_mlir_memref_to_llvm_aligned_alloc): no pointer
+  // arithmetic per buffer in the step's code.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -4,6 +4,7 @@
 #include "muon/Plan/Batch.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -367,6 +368,38 @@ ScheduleEstimator::ScheduleEstimator(
     : steps(std::make_unique<Steps>(params, mesh, nsSteps, model)) {}
 
 ScheduleEstimator::~ScheduleEstimator() = default;
+
+double ScheduleEstimator::ownerPathBound() {
+  int64_t numRanks = steps->mesh.numRanks();
+  // An op's time on an idle network for rank `rank`: the instance it is a
+  // member of (none: it waits for nothing of it here).
+  auto timeOn = [](const Op &op, int64_t rank) {
+    for (const Instance &inst : op.instances)
+      if (std::find(inst.members.begin(), inst.members.end(), rank) !=
+          inst.members.end())
+        return inst.seconds;
+    return 0.0;
+  };
+  const double none = std::numeric_limits<double>::infinity();
+  std::vector<double> compute(numRanks, 0), in(numRanks, none),
+      out(numRanks, none);
+  for (const ParamOps &p : steps->owned)
+    for (auto [rank, seconds] : p.ns.work) {
+      double before = 0, after = 0;
+      for (const Op &op : p.before)
+        before += timeOn(op, rank);
+      for (const Op &op : p.after)
+        after += timeOn(op, rank);
+      compute[rank] += seconds;
+      in[rank] = std::min(in[rank], before);
+      out[rank] = std::min(out[rank], after);
+    }
+  double bound = 0;
+  for (int64_t r = 0; r < numRanks; ++r)
+    if (in[r] != none)
+      bound = std::max(bound, in[r] + compute[r] + out[r]);
+  return bound;
+}
 
 Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
                                 const layout::Mesh &mesh, int64_t nsSteps,

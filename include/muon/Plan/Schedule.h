@@ -109,6 +109,17 @@ public:
   Estimate estimate(ScheduleKind kind, int64_t prefetch = 0,
                     bool trace = false, bool batch = true);
 
+  /// No schedule that orthogonalises each matrix whole on its owners
+  /// beats this: for each rank that runs Newton-Schulz, the shortest of its
+  /// matrices' steps before Newton-Schulz (alone on an idle network), plus
+  /// all of its Newton-Schulz, plus the shortest of its matrices' steps
+  /// after; the largest over ranks. A rank's first orthogonalisation waits
+  /// for some matrix to arrive and its last result still has to leave, so
+  /// with few matrices per rank (one to three rounds) this is above
+  /// lowerBound, which only a schedule that overlaps every byte with
+  /// compute could reach.
+  double ownerPathBound();
+
 private:
   struct Steps;
   std::unique_ptr<Steps> steps;

@@ -31,6 +31,8 @@
 // CHECK-NEXT: rounds+prefetch1 6.0 1.000 2 512
 // CHECK-NEXT: rounds+prefetch2 6.0 1.000 2 512
 // CHECK-NEXT: lower bound 6.0 1.000
+// The owner's path, gather + NS + scatter, is the same 6.0 us here.
+// CHECK-NEXT: owner path bound 6.0 1.000
 
 // The same figures as JSON (format=json): one object per step.
 // RUN: muon-opt %s --muon-assign-owners --muon-report="format=json schedules=true" -o /dev/null | FileCheck %s --check-prefix=JSON
@@ -39,6 +41,7 @@
 // JSON:      "balance": 4,
 // JSON:      "lower_bound_us": 6.0{{[0-9]*}},
 // JSON:      "num_ranks": 4,
+// JSON-NEXT: "owner_path_bound_us": 6.0{{[0-9]*}},
 // JSON:      "chain": "dp(d0)",
 // JSON-NEXT: "gather_bytes": 384,
 // JSON-NEXT: "index": 0,

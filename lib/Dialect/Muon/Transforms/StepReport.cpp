@@ -224,6 +224,7 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     report.hasSchedules = true;
     report.model = model;
     report.lowerBoundSeconds = bound;
+    report.pathBoundSeconds = std::max(bound, estimator.ownerPathBound());
     report.schedules = {
         rowOf("naive", estimator.estimate(plan::ScheduleKind::Naive, 0),
               bound),
@@ -329,6 +330,11 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
                        s.peakBytesPerRank);
   os << llvm::format("  %-18s %12.1f %10.3f\n", "lower bound",
                      report.lowerBoundSeconds * 1e6, 1.0);
+  os << llvm::format("  %-18s %12.1f %10.3f\n", "owner path bound",
+                     report.pathBoundSeconds * 1e6,
+                     report.lowerBoundSeconds > 0
+                         ? report.pathBoundSeconds / report.lowerBoundSeconds
+                         : 1.0);
 }
 
 void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
@@ -398,6 +404,7 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
           {"peak_bytes_per_rank", s.peakBytesPerRank}});
     out["schedule_estimates"] = std::move(schedules);
     out["lower_bound_us"] = report.lowerBoundSeconds * 1e6;
+    out["owner_path_bound_us"] = report.pathBoundSeconds * 1e6;
   }
   return out;
 }

@@ -78,6 +78,9 @@ struct StepReport {
   ::muon::plan::CostModel model;
   std::vector<ScheduleRow> schedules;
   double lowerBoundSeconds = 0;
+  /// max(lowerBoundSeconds, plan::ScheduleEstimator::ownerPathBound): the
+  /// bound for schedules that orthogonalise each matrix whole on its owner.
+  double pathBoundSeconds = 0;
 };
 
 /// The tables of one step with owners (per parameter, per rank with the
