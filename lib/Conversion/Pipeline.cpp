@@ -73,9 +73,12 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // Every buffer freed after its last use (MLIR's pipeline where the code
   // has another structure): see muon-place-deallocations.
-  if (options.placeDeallocations)
+  if (options.placeDeallocations) {
     pm.addPass(createMuonPlaceDeallocations());
-  else
+    // Then the participation branches' buffers allocated before them, so
+    // that they do not become block arguments.
+    pm.addPass(createMuonAllocateBeforeBranches());
+  } else
     bufferization::buildBufferDeallocationPipeline(pm);
   // The elementwise ops into a few kernels: the only code worth optimising.
   pm.addPass(createMuonOutlineElementwise());

@@ -165,6 +165,24 @@ def MuonOutlineElementwise
                            "mlir::memref::MemRefDialect"];
 }
 
+def MuonAllocateBeforeBranches
+    : Pass<"muon-allocate-before-branches", "mlir::ModuleOp"> {
+  let summary = "Allocate once before an scf.if a buffer both of its "
+                "sides allocate and yield";
+  let description = [{
+    Runs on bufferized code, after `muon-place-deallocations`. Where both
+    sides of an `scf.if` yield a `memref.alloc` of the same static type
+    (and alignment) made on that side, as the participation branches of a
+    step do (the owner's result on one side, a placeholder on the other),
+    the allocation moves before the `scf.if`, both sides use it, and the
+    result is dropped; its deallocation now frees that allocation. Every
+    path allocated the buffer before too, so the program is the same. Why:
+    each such result became a memref block argument when SCF was lowered,
+    which the conversion to LLVM and LLVM's fast instruction selection
+    handle worst.
+  }];
+}
+
 def MuonOptimiseKernelsOnly
     : Pass<"muon-optimise-kernels-only", "mlir::ModuleOp"> {
   let summary = "Mark every LLVM function but the kernels optnone, so LLVM "
