@@ -89,6 +89,12 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
   pm.addNestedPass<func::FuncOp>(createMuonSplitEntryBlock());
+  // Signatures first: converting an entry's arguments commits a
+  // replacement per argument, and once memref-to-llvm has put a cast of
+  // each argument in the entry block, every replacement renumbers that
+  // block (thousands of arguments, thousands of casts). Converted first,
+  // the arguments' uses are all in other blocks.
+  pm.addPass(createConvertFuncToLLVMPass());
   // Buffers through the runtime's allocation functions, which count the
   // bytes a step holds (muon_rt_counters.heap_bytes_peak).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
@@ -99,7 +105,6 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // One function per entry, and descriptors as scalars between blocks and

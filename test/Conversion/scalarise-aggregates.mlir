@@ -147,3 +147,26 @@ llvm.func @kernel(%d: !d) attributes {muon.kernel} {
 ^b(%x: !d):
   llvm.return
 }
+
+// -----
+
+!d = !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+
+llvm.func @use(!llvm.ptr, i64)
+
+// A descriptor carried around a loop: the back edge passes the fields the
+// block received.
+// CHECK-LABEL: llvm.func @loop
+// CHECK: ^[[L:bb[0-9]+]](%[[A0:.*]]: !llvm.ptr, %[[A1:.*]]: !llvm.ptr, %[[A2:.*]]: i64, %[[A3:.*]]: i64, %[[A4:.*]]: i64):
+// CHECK-NEXT: llvm.call @use(%[[A1]], %[[A3]])
+// CHECK-NEXT: llvm.cond_br %arg1, ^[[L]](%[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[A4]] : {{.*}}), ^{{bb[0-9]+}}
+llvm.func @loop(%d: !d, %c: i1) {
+  llvm.br ^loop(%d : !d)
+^loop(%x: !d):
+  %p = llvm.extractvalue %x[1] : !d
+  %s = llvm.extractvalue %x[3, 0] : !d
+  llvm.call @use(%p, %s) : (!llvm.ptr, i64) -> ()
+  llvm.cond_br %c, ^loop(%x : !d), ^exit
+^exit:
+  llvm.return
+}

@@ -98,16 +98,19 @@ Value extractLeaf(OpBuilder &b, Location loc, Value aggregate,
 
 /// Splits block argument `index` of `block` into its scalar fields.
 /// Returns false (and changes nothing) where a predecessor's terminator
-/// does not expose its successor operands.
+/// does not forward the argument as an operand it holds.
 bool scalariseArgument(Block &block, unsigned index,
                        SmallVectorImpl<Operation *> &maybeDead) {
   BlockArgument arg = block.getArgument(index);
   SmallVector<Leaf> leaves = leavesOf(arg.getType());
   if (leaves.empty())
     return false;
-  for (BlockOperand &use : block.getUses())
-    if (!isa<BranchOpInterface>(use.getOwner()))
+  for (BlockOperand &use : block.getUses()) {
+    auto branch = dyn_cast<BranchOpInterface>(use.getOwner());
+    if (!branch || branch.getSuccessorOperands(use.getOperandNumber())
+                       .isOperandProduced(index))
       return false;
+  }
 
   Location loc = arg.getLoc();
   SmallVector<Value> leafArgs;
