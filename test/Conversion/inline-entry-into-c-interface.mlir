@@ -98,3 +98,51 @@ module @inner {
     llvm.return
   }
 }
+
+// -----
+
+// Left alone: an entry referenced by an invoke elsewhere, one with a
+// personality, one with an argument attribute (byval: its own copy), a
+// variadic one. Each body means something else in another function, or
+// the entry is still needed.
+// CHECK-LABEL: llvm.func @invoked(
+// CHECK-LABEL: llvm.func @with_personality(
+// CHECK-LABEL: llvm.func @with_byval(
+// CHECK-LABEL: llvm.func @variadic(
+llvm.func @__gxx_personality_v0(...) -> i32
+llvm.func @invoked() {
+  llvm.return
+}
+llvm.func @_mlir_ciface_invoked() {
+  llvm.call @invoked() : () -> ()
+  llvm.return
+}
+llvm.func @other() attributes {personality = @__gxx_personality_v0} {
+  llvm.invoke @invoked() to ^ok unwind ^bad : () -> ()
+^ok:
+  llvm.return
+^bad:
+  %lp = llvm.landingpad cleanup : !llvm.struct<(ptr, i32)>
+  llvm.return
+}
+llvm.func @with_personality() attributes {personality = @__gxx_personality_v0} {
+  llvm.return
+}
+llvm.func @_mlir_ciface_with_personality() {
+  llvm.call @with_personality() : () -> ()
+  llvm.return
+}
+llvm.func @with_byval(%p: !llvm.ptr {llvm.byval = i64}) {
+  llvm.return
+}
+llvm.func @_mlir_ciface_with_byval(%p: !llvm.ptr) {
+  llvm.call @with_byval(%p) : (!llvm.ptr) -> ()
+  llvm.return
+}
+llvm.func @variadic(%n: i64, ...) {
+  llvm.return
+}
+llvm.func @_mlir_ciface_variadic(%n: i64) {
+  llvm.call @variadic(%n) vararg(!llvm.func<void (i64, ...)>) : (i64) -> ()
+  llvm.return
+}

@@ -170,3 +170,58 @@ llvm.func @loop(%d: !d, %c: i1) {
 ^exit:
   llvm.return
 }
+
+// -----
+
+!i = !llvm.struct<(i64)>
+!o = !llvm.struct<(!i)>
+!p = !llvm.struct<packed (i64, ptr)>
+!s = !llvm.struct<(ptr, i64)>
+
+// The stored value is itself a field read that folds away (its chain is
+// erased once, after every rewrite: a worklist kept during the rewrites
+// held ops they had erased).
+// CHECK-LABEL: llvm.func @stored_field
+// CHECK-NEXT: %[[G:.*]] = llvm.getelementptr %arg1[0, 0]
+// CHECK-NEXT: %[[F:.*]] = llvm.extractvalue %arg0[0]
+// CHECK-NEXT: llvm.store %[[F]], %[[G]] : i64, !llvm.ptr
+// CHECK-NEXT: llvm.return
+llvm.func @stored_field(%a: !i, %ptr: !llvm.ptr) {
+  %u = llvm.mlir.poison : !o
+  %v = llvm.insertvalue %a, %u[0] : !o
+  %x = llvm.extractvalue %v[0] : !o
+  llvm.store %x, %ptr : !i, !llvm.ptr
+  llvm.return
+}
+
+// A packed struct's fields are not naturally aligned: its load and store
+// stay whole.
+// CHECK-LABEL: llvm.func @packed
+// CHECK-NEXT: llvm.load %arg0 : !llvm.ptr -> !llvm.struct<packed (i64, ptr)>
+// CHECK-NEXT: llvm.store %{{.*}}, %arg1 : !llvm.struct<packed (i64, ptr)>
+llvm.func @packed(%a: !llvm.ptr, %b: !llvm.ptr) {
+  %d = llvm.load %a : !llvm.ptr -> !p
+  llvm.store %d, %b : !p, !llvm.ptr
+  llvm.return
+}
+
+llvm.func @thrower()
+llvm.func @use_whole(!s)
+llvm.func @__gxx_personality_v0(...) -> i32
+
+// The successors of an invoke keep their arguments: an unwind destination
+// must start with its landingpad, where a rebuilt struct cannot go.
+// CHECK-LABEL: llvm.func @invoke
+// CHECK: ^{{bb[0-9]+}}(%{{.*}}: !llvm.struct<(ptr, i64)>):
+// CHECK-NEXT: llvm.return
+// CHECK: ^{{bb[0-9]+}}(%{{.*}}: !llvm.struct<(ptr, i64)>):
+// CHECK-NEXT: llvm.landingpad
+llvm.func @invoke(%d: !s, %e: !s) attributes {personality = @__gxx_personality_v0} {
+  llvm.invoke @thrower() to ^ok(%d : !s) unwind ^bad(%e : !s) : () -> ()
+^ok(%x: !s):
+  llvm.return
+^bad(%y: !s):
+  %lp = llvm.landingpad cleanup : !llvm.struct<(ptr, i32)>
+  llvm.call @use_whole(%y) : (!s) -> ()
+  llvm.return
+}

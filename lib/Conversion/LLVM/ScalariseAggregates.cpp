@@ -64,6 +64,10 @@ bool collectLeaves(Type type, SmallVector<int64_t> &position,
     return ok;
   };
   if (auto st = dyn_cast<LLVM::LLVMStructType>(type)) {
+    // A packed struct's fields are not naturally aligned: an access per
+    // field would claim alignment the data does not have.
+    if (st.isPacked() || st.isOpaque())
+      return false;
     for (auto [i, field] : llvm::enumerate(st.getBody()))
       if (!visit(i, field))
         return false;
@@ -89,26 +93,59 @@ SmallVector<Leaf> leavesOf(Type type) {
   return leaves;
 }
 
-/// `aggregate`'s field at `position`, folded through the insertvalue chain
-/// that built it where it can be.
+/// The value at `position` of `aggregate` where the insertvalue chain that
+/// built it says (also through a field read of a field, and through a
+/// whole struct inserted as a field), else null.
+Value insertedAt(Value aggregate, ArrayRef<int64_t> position) {
+  while (true) {
+    if (auto insert = aggregate.getDefiningOp<LLVM::InsertValueOp>()) {
+      ArrayRef<int64_t> at = insert.getPosition();
+      if (position.take_front(at.size()) == at) {
+        // The field is in the value inserted (or is it).
+        aggregate = insert.getValue();
+        position = position.drop_front(at.size());
+        if (position.empty())
+          return aggregate;
+        continue;
+      }
+      if (at.take_front(position.size()) == position)
+        return {}; // Part of the field was overwritten.
+      aggregate = insert.getContainer();
+      continue;
+    }
+    if (auto extract = aggregate.getDefiningOp<LLVM::ExtractValueOp>()) {
+      SmallVector<int64_t> whole(extract.getPosition());
+      whole.append(position.begin(), position.end());
+      return insertedAt(extract.getContainer(), whole);
+    }
+    return {};
+  }
+}
+
+/// `aggregate`'s field at `position`: the value inserted there, or a field
+/// read.
 Value extractLeaf(OpBuilder &b, Location loc, Value aggregate,
                   ArrayRef<int64_t> position) {
-  return b.createOrFold<LLVM::ExtractValueOp>(loc, aggregate, position);
+  if (Value inserted = insertedAt(aggregate, position))
+    return inserted;
+  return LLVM::ExtractValueOp::create(b, loc, aggregate, position);
 }
 
 /// Splits block argument `index` of `block` into its scalar fields.
 /// Returns false (and changes nothing) where a predecessor's terminator
 /// does not forward the argument as an operand it holds.
-bool scalariseArgument(Block &block, unsigned index,
-                       SmallVectorImpl<Operation *> &maybeDead) {
+bool scalariseArgument(Block &block, unsigned index) {
   BlockArgument arg = block.getArgument(index);
   SmallVector<Leaf> leaves = leavesOf(arg.getType());
   if (leaves.empty())
     return false;
+  // An invoke's successors may have to start with a landingpad, where a
+  // rebuilt descriptor could not go: left alone.
   for (BlockOperand &use : block.getUses()) {
     auto branch = dyn_cast<BranchOpInterface>(use.getOwner());
-    if (!branch || branch.getSuccessorOperands(use.getOperandNumber())
-                       .isOperandProduced(index))
+    if (!branch || isa<LLVM::InvokeOp>(use.getOwner()) ||
+        branch.getSuccessorOperands(use.getOperandNumber())
+            .isOperandProduced(index))
       return false;
   }
 
@@ -128,8 +165,6 @@ bool scalariseArgument(Block &block, unsigned index,
       fields.push_back(extractLeaf(b, branch.getLoc(), incoming, leaf.position));
     operands.erase(index);
     operands.append(fields);
-    if (Operation *def = incoming.getDefiningOp())
-      maybeDead.push_back(def);
   }
 
   // Field reads take the new arguments; anything else (a call taking the
@@ -184,8 +219,7 @@ Value fieldAddress(OpBuilder &b, Location loc, Value addr, Type type,
 }
 
 /// A store of a whole struct becomes one store per scalar field.
-void scalariseStore(LLVM::StoreOp store,
-                    SmallVectorImpl<Operation *> &maybeDead) {
+void scalariseStore(LLVM::StoreOp store) {
   Type type = store.getValue().getType();
   SmallVector<Leaf> leaves = accessLeaves(
       type, store.getAlignment(), store.getVolatile_(), store.getOrdering());
@@ -198,8 +232,6 @@ void scalariseStore(LLVM::StoreOp store,
     Value value = extractLeaf(b, loc, store.getValue(), leaf.position);
     LLVM::StoreOp::create(b, loc, value, field);
   }
-  if (Operation *def = store.getValue().getDefiningOp())
-    maybeDead.push_back(def);
   store.erase();
 }
 
@@ -284,21 +316,32 @@ void hoistAllocas(LLVM::LLVMFuncOp fn) {
   }
 }
 
-/// Erases the aggregate-building ops left without users, and the chains
-/// behind them.
-void eraseDeadAggregates(SmallVectorImpl<Operation *> &worklist) {
-  llvm::SmallPtrSet<Operation *, 16> erased;
+/// Erases the aggregate-building ops of `fn` left without users, and the
+/// chains behind them. The worklist is built here, after every rewrite
+/// (the rewrites erase ops, so pointers collected during them could
+/// dangle).
+void eraseDeadAggregates(LLVM::LLVMFuncOp fn) {
+  auto isAggregateOp = [](Operation *op) {
+    return isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp,
+               LLVM::UndefOp>(op);
+  };
+  SmallVector<Operation *> worklist;
+  fn.walk([&](Operation *op) {
+    if (isAggregateOp(op) && op->use_empty())
+      worklist.push_back(op);
+  });
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    if (erased.contains(op) || !op->use_empty() ||
-        !isa<LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::PoisonOp,
-             LLVM::UndefOp>(op))
-      continue;
+    SmallVector<Operation *, 2> defs;
     for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
-    erased.insert(op);
+      if (Operation *def = operand.getDefiningOp();
+          def && !llvm::is_contained(defs, def))
+        defs.push_back(def);
     op->erase();
+    // An op is pushed once: when its last user goes.
+    for (Operation *def : defs)
+      if (isAggregateOp(def) && def->use_empty())
+        worklist.push_back(def);
   }
 }
 
@@ -319,12 +362,11 @@ struct MuonScalariseAggregates
   }
 
   void runOnFunction(LLVM::LLVMFuncOp fn) {
-    SmallVector<Operation *> maybeDead;
     for (Block &block : llvm::drop_begin(fn.getBody())) {
       // From the last argument: erasing one renumbers those after it.
       for (unsigned i = block.getNumArguments(); i-- > 0;)
         if (isAggregate(block.getArgument(i).getType()))
-          scalariseArgument(block, i, maybeDead);
+          scalariseArgument(block, i);
     }
     SmallVector<LLVM::StoreOp> stores;
     SmallVector<LLVM::LoadOp> loads;
@@ -335,7 +377,7 @@ struct MuonScalariseAggregates
         loads.push_back(load);
     });
     for (LLVM::StoreOp store : stores)
-      scalariseStore(store, maybeDead);
+      scalariseStore(store);
     for (LLVM::LoadOp load : loads)
       scalariseLoad(load);
     // Every other field read straight from the value inserted (the
@@ -343,19 +385,13 @@ struct MuonScalariseAggregates
     // no insertvalue is left for the fast selector to refuse: one refusal
     // sends the rest of its block to SelectionDAG.
     fn.walk([&](LLVM::ExtractValueOp extract) {
-      Value container = extract.getContainer();
-      SmallVector<OpFoldResult, 1> folded;
-      if (failed(extract->fold(folded)) || folded.empty())
-        return;
-      if (auto value = dyn_cast<Value>(folded.front());
-          value && value != extract.getResult()) {
+      if (Value value =
+              insertedAt(extract.getContainer(), extract.getPosition())) {
         extract.replaceAllUsesWith(value);
         extract.erase();
       }
-      if (Operation *def = container.getDefiningOp())
-        maybeDead.push_back(def);
     });
-    eraseDeadAggregates(maybeDead);
+    eraseDeadAggregates(fn);
     hoistAllocas(fn);
   }
 };
