@@ -206,8 +206,11 @@ def MuonInlineEntryIntoCInterface
     Runs on the LLVM dialect. For each `_mlir_ciface_F` that only loads its
     descriptors and calls `F` (what `convert-func-to-llvm` writes for an
     entry with `llvm.emit_c_interface` and no results), where that call is
-    the only use of `F`: `F`'s body moves into `_mlir_ciface_F`, in place
-    of the call, and `F` is erased. The C interface, which muon-run,
+    the only use of `F` (calls, invokes, personalities and address-of
+    counted) and `F` carries nothing its body's meaning depends on
+    (argument attributes such as byval, varargs, a personality, target
+    attributes): `F`'s body moves into `_mlir_ciface_F`, in place of the
+    call, and `F` is erased. The C interface, which muon-run,
     Python and the C API call, is unchanged. Why: `F` takes every
     descriptor field as a scalar (seven per buffer, tens of thousands in a
     large step), and LLVM's code generation for that many arguments grows
@@ -227,7 +230,11 @@ def MuonScalariseAggregates
     it); a load or store of a whole descriptor becomes one per field; every
     field read is folded through the `insertvalue`s it reads from, and the
     ones left unused are erased; fixed-size stack slots in blocks outside
-    any cycle move to the entry block. The program is the same. Why: LLVM's fast instruction selector, which the
+    any cycle move to the entry block. The program is the same. Left
+    alone: kernels (`muon.kernel`, optimised by LLVM), packed structs
+    (their fields are not naturally aligned), accesses that are volatile,
+    atomic or aligned below 8, fields other than pointers and 64-bit
+    integers, and the successors of an `llvm.invoke`. Why: LLVM's fast instruction selector, which the
     JIT uses for the step's unoptimised glue, refuses aggregate PHIs and
     aggregate stores, and selects the whole block of a refused branch with
     SelectionDAG instead, at a cost that grows faster than the block.
