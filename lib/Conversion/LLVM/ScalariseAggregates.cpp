@@ -167,19 +167,9 @@ bool scalariseArgument(Block &block, unsigned index) {
     operands.append(fields);
   }
 
-  // Field reads take the new arguments; anything else (a call taking the
-  // whole descriptor) gets the struct rebuilt at the top of the block.
-  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
-    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
-    if (!extract)
-      continue;
-    for (auto [leaf, leafArg] : llvm::zip(leaves, leafArgs))
-      if (ArrayRef<int64_t>(leaf.position) == extract.getPosition()) {
-        extract.replaceAllUsesWith(leafArg);
-        extract.erase();
-        break;
-      }
-  }
+  // The struct is put together again at the top of the block; the field
+  // reads of the function then fold through it to the new arguments, and
+  // it stays only for users of the whole descriptor (a call taking it).
   if (!arg.use_empty()) {
     OpBuilder b = OpBuilder::atBlockBegin(&block);
     Value rebuilt = LLVM::PoisonOp::create(b, loc, arg.getType());
