@@ -2,8 +2,10 @@
 
 #include "muon/Plan/Schedule.h"
 #include "muon/Plan/Batch.h"
+#include "muon/Runtime/BroadcastBatch.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -60,6 +62,9 @@ namespace {
 struct Instance {
   std::vector<int64_t> members;
   std::vector<double> sent, received; // bytes, per member
+  /// A broadcast's items (root as an index into `members`): the runtime
+  /// picks its exchange from them (muon/Runtime/BroadcastBatch.h).
+  std::vector<rt::BroadcastItem> broadcasts;
   double seconds = 0;
 };
 
@@ -71,15 +76,25 @@ struct Op {
   std::vector<Instance> instances;
   std::vector<std::pair<int64_t, double>> work; // (rank, seconds)
   Link link;
+  double bytesPerElement = 4;
 
   /// Every instance takes latency + (the most bytes one member sends or
-  /// receives) / bandwidth.
+  /// receives) / bandwidth; a broadcast that runs as scatter + all-gather
+  /// takes two latencies and the busiest member of each exchange.
   void time() {
     for (Instance &inst : instances) {
       double most = 0;
       for (size_t m = 0; m < inst.members.size(); ++m)
         most = std::max({most, inst.sent[m], inst.received[m]});
       inst.seconds = link.latency + most / link.bandwidth;
+      if (inst.broadcasts.empty())
+        continue;
+      rt::BroadcastLoads loads = rt::broadcastLoads(
+          inst.broadcasts, static_cast<int64_t>(inst.members.size()));
+      if (rt::broadcastByScatterAllGather(loads))
+        inst.seconds = 2 * link.latency +
+                       static_cast<double>(loads.scatter + loads.allGather) *
+                           bytesPerElement / link.bandwidth;
     }
   }
 };
@@ -102,6 +117,8 @@ Op merged(const std::vector<const Op *> &ops, const std::string &label) {
         same->sent[m] += inst.sent[m];
         same->received[m] += inst.received[m];
       }
+      same->broadcasts.insert(same->broadcasts.end(), inst.broadcasts.begin(),
+                              inst.broadcasts.end());
     }
   out.time();
   return out;
@@ -200,11 +217,16 @@ private:
         sent[r] = received[r] = bytes;
       }
     }
+    // A broadcast's root and elements, per instance (keyed below).
+    std::map<int64_t, int64_t> broadcastRoot; // instance's root rank -> elements
     if (!naive && s.kind != CommStep::Kind::ReduceGrad)
       for (const Transfer &t : transfersOf(p.plan, s, p.shape, mesh, p.owner)) {
         double bytes = static_cast<double>(t.elements) * model.bytesPerElement;
         sent[t.from] += bytes;
         received[t.to] += bytes;
+        if (s.kind == CommStep::Kind::Broadcast) {
+          broadcastRoot[t.from] = t.elements;
+        }
       }
 
     std::map<std::vector<int64_t>, Instance> byKey;
@@ -216,12 +238,16 @@ private:
         if (std::find(s.axes.begin(), s.axes.end(), a) == s.axes.end())
           key.push_back(coords[r][a]);
       Instance &inst = byKey[key];
+      if (broadcastRoot.count(r))
+        inst.broadcasts.push_back(
+            {static_cast<int64_t>(inst.members.size()), broadcastRoot[r]});
       inst.members.push_back(r);
       inst.sent.push_back(sent[r]);
       inst.received.push_back(received[r]);
     }
     Op op;
     op.link = model.linkFor(mesh, s.axes);
+    op.bytesPerElement = model.bytesPerElement;
     for (auto &[key, inst] : byKey)
       op.instances.push_back(std::move(inst));
     op.time();
@@ -369,21 +395,26 @@ ScheduleEstimator::ScheduleEstimator(
 
 ScheduleEstimator::~ScheduleEstimator() = default;
 
+/// An op's time on an idle network for `rank`: the instance it is a member
+/// of (none: it waits for nothing of it there).
+static double timeOn(const Op &op, int64_t rank) {
+  for (const Instance &inst : op.instances)
+    if (std::find(inst.members.begin(), inst.members.end(), rank) !=
+        inst.members.end())
+      return inst.seconds;
+  return 0.0;
+}
+
 double ScheduleEstimator::ownerPathBound() {
   int64_t numRanks = steps->mesh.numRanks();
-  // An op's time on an idle network for rank `rank`: the instance it is a
-  // member of (none: it waits for nothing of it here).
-  auto timeOn = [](const Op &op, int64_t rank) {
-    for (const Instance &inst : op.instances)
-      if (std::find(inst.members.begin(), inst.members.end(), rank) !=
-          inst.members.end())
-        return inst.seconds;
-    return 0.0;
-  };
   const double none = std::numeric_limits<double>::infinity();
   std::vector<double> compute(numRanks, 0), in(numRanks, none),
       out(numRanks, none);
-  for (const ParamOps &p : steps->owned)
+  // Per rank, the results it receives: (earliest release, link seconds).
+  std::vector<std::vector<std::pair<double, double>>> arrivals(numRanks);
+  std::vector<double> busy(numRanks, 0);
+  for (const ParamOps &p : steps->owned) {
+    double release = none;
     for (auto [rank, seconds] : p.ns.work) {
       double before = 0, after = 0;
       for (const Op &op : p.before)
@@ -393,11 +424,36 @@ double ScheduleEstimator::ownerPathBound() {
       compute[rank] += seconds;
       in[rank] = std::min(in[rank], before);
       out[rank] = std::min(out[rank], after);
+      release = std::min(release, before + seconds);
     }
+    if (release == none)
+      continue;
+    // What each rank receives of the result: the data it lacks, whatever
+    // exchange carries it, at its link's bandwidth.
+    std::fill(busy.begin(), busy.end(), 0.0);
+    for (const Op &op : p.after)
+      for (const Instance &inst : op.instances)
+        for (size_t m = 0; m < inst.members.size(); ++m)
+          busy[inst.members[m]] += inst.received[m] / op.link.bandwidth;
+    for (int64_t r = 0; r < numRanks; ++r)
+      if (busy[r] > 0)
+        arrivals[r].push_back({release, busy[r]});
+  }
   double bound = 0;
-  for (int64_t r = 0; r < numRanks; ++r)
+  for (int64_t r = 0; r < numRanks; ++r) {
     if (in[r] != none)
       bound = std::max(bound, in[r] + compute[r] + out[r]);
+    // One link receiving jobs with release times: whatever the order, it
+    // ends no earlier than any release plus everything released at or
+    // after it.
+    std::sort(arrivals[r].begin(), arrivals[r].end(),
+              std::greater<std::pair<double, double>>());
+    double tail = 0;
+    for (auto [release, seconds] : arrivals[r]) {
+      tail += seconds;
+      bound = std::max(bound, release + tail);
+    }
+  }
   return bound;
 }
 

@@ -6,14 +6,19 @@
 // Member j sends member d the concatenation, in item order, of its pieces
 // of the items rooted at d (gather), or, on a root, the pieces for d of the
 // items it roots (scatter). Every piece is checked against its extents as
-// the single collectives check it; the batch counts as one call.
+// the single collectives check it; the batch counts as one call. A broadcast
+// batch whose direct exchange would load a root with many copies runs as
+// scatter + all-gather instead (muon/Runtime/BroadcastBatch.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Call.h"
 
+#include "muon/Runtime/BroadcastBatch.h"
+
 #include <cstring>
 #include <map>
+#include <memory>
 
 using namespace muon::rt;
 
@@ -162,6 +167,108 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   };
 }
 
+/// Two backend operations in sequence: the second starts (from `next`)
+/// when the first completes, inside test(), so it progresses like any
+/// request in flight.
+class ThenOp : public PendingOp {
+public:
+  ThenOp(Backend::Op first, std::function<Backend::Op(std::string &)> next)
+      : first(std::move(first)), next(std::move(next)) {}
+  bool test(std::string &error) override {
+    if (!second) {
+      bool done = first->test(error);
+      if (!error.empty() || !done)
+        return done;
+      second = next(error);
+      if (!second)
+        return true; // `error` says why
+    }
+    return second->test(error);
+  }
+
+private:
+  Backend::Op first;
+  std::function<Backend::Op(std::string &)> next;
+  Backend::Op second;
+};
+
+std::vector<BroadcastItem> broadcastItems(const Batch &b) {
+  std::vector<BroadcastItem> items;
+  for (const Item &it : b.items)
+    items.push_back({it.root, it.piece});
+  return items;
+}
+
+/// A broadcast batch as scatter + all-gather. Phase 1 (all-to-all): a root
+/// sends member d chunk d of each item it roots (item order); member m
+/// receives, from each root s in member order, its chunks of the items s
+/// roots. Phase 2 (all-gather): every member contributes what it received,
+/// as received; every member then copies each member's chunks into the
+/// items' results. Returns the bytes this rank hands the backend.
+int64_t planBroadcastSplit(Batch &b, const Communicator &c, Request &r) {
+  int64_t k = c.size, me = c.rank;
+  std::vector<int64_t> sendN(k, 0), recvN(k, 0), gathered(k, 0);
+  for (const Item &it : b.items)
+    for (int64_t m = 0; m < k; ++m) {
+      int64_t chunk = broadcastChunk(it.piece, k, m);
+      gathered[m] += chunk;
+      if (it.root == me)
+        sendN[m] += chunk;
+      if (m == me)
+        recvN[it.root] += chunk;
+    }
+  // The backend copies the counts it needs when a call starts.
+  Counts send = Counts::of(sendN), recv = Counts::of(recvN),
+         all = Counts::of(gathered);
+  // One spare element between buffers keeps their pointers apart when one
+  // is empty (see Exchange).
+  r.staging.resize(send.total() + 1 + recv.total() + 1 + all.total());
+  float *sendBuf = r.staging.data();
+  float *recvBuf = sendBuf + send.total() + 1;
+  float *allBuf = recvBuf + recv.total() + 1;
+  for (int64_t d = 0; d < k; ++d) {
+    float *at = sendBuf + send.displs[d];
+    for (const Item &it : b.items) {
+      if (it.root != me)
+        continue;
+      int64_t n = broadcastChunk(it.piece, k, d);
+      if (n)
+        std::memcpy(at, it.in.data + broadcastChunkOffset(it.piece, k, d),
+                    sizeof(float) * n);
+      at += n;
+    }
+  }
+  std::string error;
+  Backend::Op scatter = backend().allToAllV(c.backendId, sendBuf, send,
+                                            recvBuf, recv, error);
+  if (!scatter)
+    fatal(r.name, r.comm, error);
+  int backendId = c.backendId;
+  int64_t mine = recv.total();
+  r.op = std::make_unique<ThenOp>(
+      std::move(scatter),
+      [backendId, recvBuf, mine, allBuf, all](std::string &e) {
+        return backend().allGatherV(backendId, recvBuf, mine, allBuf, all, e);
+      });
+  std::vector<Item> items = b.items;
+  r.finish = [items, allBuf, all, k] {
+    for (int64_t m = 0; m < k; ++m) {
+      float *block = allBuf + all.displs[m];
+      for (int64_t s = 0; s < k; ++s)
+        for (const Item &it : items) {
+          if (it.root != s)
+            continue;
+          int64_t n = broadcastChunk(it.piece, k, m);
+          if (n)
+            std::memcpy(it.out.data + broadcastChunkOffset(it.piece, k, m),
+                        block, sizeof(float) * n);
+          block += n;
+        }
+    }
+  };
+  return 4 * (send.total() + mine);
+}
+
 } // namespace
 
 extern "C" {
@@ -232,6 +339,13 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
   counters().collectives++;
   Request r{nullptr, {}, {}, {}, nameOf(b.kind), c.name,
             tracing() ? traceNow() : 0.0};
+  if (b.kind == BroadcastKind &&
+      broadcastByScatterAllGather(broadcastLoads(broadcastItems(b), c.size))) {
+    // Named apart in errors and measured timelines.
+    r.name = "broadcast_batch (scatter + all_gather)";
+    counters().bytes_sent += planBroadcastSplit(b, c, r);
+    return submit(std::move(r), async);
+  }
   Exchange x;
   if (b.kind == GatherKind)
     planGather(b, c, r, x);

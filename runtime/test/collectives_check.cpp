@@ -222,10 +222,49 @@ int main(int argc, char **argv) {
     expect("broadcast_batch item 1", rb.data, {7, 8, 9, 6});
     done("broadcast_batch from two roots, async");
   }
+  { // A broadcast batch large enough to run as scatter + all-gather
+    // (muon/Runtime/BroadcastBatch.h): 100003 elements from member 1, in
+    // place (operand and result the same buffer), chunks 33335/33334/33334;
+    // 7 elements from member 0 (chunks 3/2/2); 1 element from member 2
+    // (chunks 1/0/0: two members have nothing to pass on).
+    const int64_t n = 100003;
+    T a({n}, -9), b({7}, -1), rb({7}, -9), c({1}, -1), rc({1}, -9);
+    if (rank == 1)
+      for (int64_t i = 0; i < n; ++i)
+        a.data[i] = static_cast<float>(i % 1000) + 0.5f;
+    if (rank == 0)
+      b.data = {1, 2, 3, 4, 5, 6, 7};
+    if (rank == 2)
+      c.data = {42};
+    I64 none(std::vector<int64_t>{});
+    muon_rt_counters before;
+    muon_rt_get_counters(&before);
+    int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_BROADCAST);
+    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &a.ref, 0, 1, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &rb.ref, 0, 0, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, &c.ref, &rc.ref, 0, 2, &none.a);
+    muon_rt_batch_end(batch, 0);
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i)
+      want[i] = static_cast<float>(i % 1000) + 0.5f;
+    expect("split broadcast_batch item 0", a.data, want);
+    expect("split broadcast_batch item 1", rb.data, {1, 2, 3, 4, 5, 6, 7});
+    expect("split broadcast_batch item 2", rc.data, {42});
+    // Member 1 handed the backend its whole item (phase 1) and the chunks
+    // it received (33334 + 2 + 0, phase 2); the direct exchange would have
+    // sent two copies of the item.
+    muon_rt_counters after;
+    muon_rt_get_counters(&after);
+    int64_t sent = after.bytes_sent - before.bytes_sent;
+    if (rank == 1 && sent != 4 * (n + 33336))
+      ++failures, std::printf("MISMATCH split broadcast_batch sent %lld bytes\n",
+                              (long long)sent);
+    done("broadcast_batch as scatter + all-gather, uneven chunks, in place");
+  }
   {
     muon_rt_counters c;
     muon_rt_get_counters(&c);
-    if (c.collectives != 14) // every call above; a batch counts once
+    if (c.collectives != 15) // every call above; a batch counts once
       ++failures, std::printf("MISMATCH collectives counter %lld\n",
                               (long long)c.collectives);
     done("counters");

@@ -117,7 +117,12 @@ public:
   /// for some matrix to arrive and its last result still has to leave, so
   /// with few matrices per rank (one to three rounds) this is above
   /// lowerBound, which only a schedule that overlaps every byte with
-  /// compute could reach.
+  /// compute could reach. It also counts what every rank receives after
+  /// Newton-Schulz: each result it lacks is released no earlier than the
+  /// shortest way in of its matrix plus its Newton-Schulz, and the rank's
+  /// link receives one at a time (bytes / bandwidth), so the rank ends no
+  /// earlier than any release plus all the receiving released at or after
+  /// it. The larger of the two.
   double ownerPathBound();
 
 private:

@@ -76,14 +76,6 @@ std::string chainStr(const std::vector<plan::CommStep> &steps,
   return s.empty() ? "-" : s;
 }
 
-std::string coordsStr(const layout::Mesh &mesh, int64_t rank) {
-  std::string s;
-  std::vector<int64_t> c = mesh.coords(rank);
-  for (int a = 0; a < mesh.numAxes(); ++a)
-    s += (a ? "," : "") + mesh.axisNames[a] + "=" + std::to_string(c[a]);
-  return s;
-}
-
 /// The estimate row of one schedule.
 ScheduleRow rowOf(const char *name, const plan::Estimate &e, double bound) {
   ScheduleRow row;

@@ -1,0 +1,31 @@
+// The owner path bound counts what a rank must receive after
+// Newton-Schulz (docs/schedule.md). DDP over 3 ranks (H100 model; 3 ranks
+// do not tile a node of 8, so the link is the one between nodes: 10 us,
+// 50 GB/s): two 2048x2048 f32 matrices (16777216 B) owned by ranks 0 and 1,
+// a 16x16 one by rank 2. Each big Newton-Schulz takes
+// 5 * (4 + 2) * 2048^3 flops at 67 TFLOP/s = 3846.2 us.
+// - Rank 2 lacks both big results, released at 3846.2 us, and its link
+//   receives them one after the other: 2 * 16777216 B / 50 GB/s = 671.1 us,
+//   so no schedule ends before 4517.3 us.
+// - Rank 0's own path is shorter: 3846.2 us, then its result alone leaves
+//   as scatter + all-gather, 2 * 10 us + (2/3 + 2/3) * 16777216 B / 50 GB/s
+//   = 467.4 us: 4313.6 us.
+// The schedule broadcasts the three results in one batch, direct (split, it
+// would move as much: 4 (S + G) > 3 D), 10 + 671.1 us after Newton-Schulz:
+// 4527.3 us.
+// RUN: muon-opt %s --muon-assign-owners --muon-report=schedules=true -o /dev/null | FileCheck %s
+// CHECK: rounds+prefetch1 4527.3 1.177
+// CHECK: lower bound 3846.2 1.000
+// CHECK-NEXT: owner path bound 4517.3 1.174
+
+dist.mesh @m [dp = 3]
+!a = !dist.tensor<2048x2048xf32, @m, [replicate]>
+!c = !dist.tensor<16x16xf32, @m, [replicate]>
+func.func @step(%pa: !a, %pb: !a, %pc: !c, %ga: !a, %gb: !a, %gc: !c,
+                %ma: !a, %mb: !a, %mc: !c) {
+  %r:6 = muon.step params(%pa, %pb, %pc : !a, !a, !c)
+      grads(%ga, %gb, %gc : !a, !a, !c) momenta(%ma, %mb, %mc : !a, !a, !c)
+      {lr = 0.02 : f64,
+       param_info = [#muon.param<"a">, #muon.param<"b">, #muon.param<"c">]}
+  return
+}
