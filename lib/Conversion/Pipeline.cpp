@@ -89,23 +89,16 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
   pm.addNestedPass<func::FuncOp>(createMuonSplitEntryBlock());
-  // Signatures first: converting an entry's arguments commits a
-  // replacement per argument, and once memref-to-llvm has put a cast of
-  // each argument in the entry block, every replacement renumbers that
-  // block (thousands of arguments, thousands of casts). Converted first,
-  // the arguments' uses are all in other blocks.
-  pm.addPass(createConvertFuncToLLVMPass());
+  // func, memref, arith, index and cf in one conversion (one walk of the
+  // module, not five).
+  MuonConvertStepToLLVMOptions toLLVM;
   // Buffers through the runtime's allocation functions, which count the
   // bytes a step holds (muon_rt_counters.heap_bytes_peak).
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
+  toLLVM.useGenericFunctions = true;
   // The runtime aligns (_mlir_memref_to_llvm_aligned_alloc): no pointer
   // arithmetic per buffer in the step's code.
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  toLLVM.useAlignedAlloc = true;
+  pm.addPass(createMuonConvertStepToLLVM(toLLVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
   // One function per entry, and descriptors as scalars between blocks and
   // in stack slots, so that the JIT's fast instruction selector takes

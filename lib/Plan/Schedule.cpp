@@ -66,6 +66,10 @@ struct Instance {
   /// picks its exchange from them (muon/Runtime/BroadcastBatch.h).
   std::vector<rt::BroadcastItem> broadcasts;
   double seconds = 0;
+  /// The faster of a broadcast's two exchanges, whichever the runtime
+  /// picks (`seconds` otherwise): what a bound may count, since a batch
+  /// that merges this instance with others never takes less.
+  double fastest = 0;
 };
 
 /// One step of one parameter over the whole mesh: a collective (one
@@ -86,15 +90,17 @@ struct Op {
       double most = 0;
       for (size_t m = 0; m < inst.members.size(); ++m)
         most = std::max({most, inst.sent[m], inst.received[m]});
-      inst.seconds = link.latency + most / link.bandwidth;
+      inst.seconds = inst.fastest = link.latency + most / link.bandwidth;
       if (inst.broadcasts.empty())
         continue;
       rt::BroadcastLoads loads = rt::broadcastLoads(
           inst.broadcasts, static_cast<int64_t>(inst.members.size()));
+      double split = 2 * link.latency +
+                     static_cast<double>(loads.scatter + loads.allGather) *
+                         bytesPerElement / link.bandwidth;
+      inst.fastest = std::min(inst.seconds, split);
       if (rt::broadcastByScatterAllGather(loads))
-        inst.seconds = 2 * link.latency +
-                       static_cast<double>(loads.scatter + loads.allGather) *
-                           bytesPerElement / link.bandwidth;
+        inst.seconds = split;
     }
   }
 };
@@ -395,13 +401,14 @@ ScheduleEstimator::ScheduleEstimator(
 
 ScheduleEstimator::~ScheduleEstimator() = default;
 
-/// An op's time on an idle network for `rank`: the instance it is a member
-/// of (none: it waits for nothing of it there).
+/// The least time an op takes for `rank` on an idle network: the instance
+/// it is a member of, by its faster exchange (none: it waits for nothing
+/// of it there).
 static double timeOn(const Op &op, int64_t rank) {
   for (const Instance &inst : op.instances)
     if (std::find(inst.members.begin(), inst.members.end(), rank) !=
         inst.members.end())
-      return inst.seconds;
+      return inst.fastest;
   return 0.0;
 }
 

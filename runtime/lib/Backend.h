@@ -34,7 +34,11 @@ class PendingOp {
 public:
   virtual ~PendingOp() = default;
   /// Polls for completion. Returns true when done; on failure sets `error`.
+  /// Called where the program waits for the operation, in program order.
   virtual bool test(std::string &error) = 0;
+  /// Lets the operation progress without starting anything new: called
+  /// from the middle of computation, at points that differ between ranks.
+  virtual void progress(std::string &error) { test(error); }
 };
 
 /// Counts and displacements (in elements) of a v-collective.

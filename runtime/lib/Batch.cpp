@@ -168,12 +168,22 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
 }
 
 /// Two backend operations in sequence: the second starts (from `next`)
-/// when the first completes, inside test(), so it progresses like any
-/// request in flight.
+/// in the first test() that finds the first complete. Only test() starts
+/// it, never progress(): test() runs where the program waits, in the same
+/// order on every member, and MPI needs the collectives of a communicator
+/// started in one order on all its members. progress(), called between
+/// the GEMMs of Newton-Schulz, runs at different points on different ranks
+/// (a rank with nothing to orthogonalise never calls it).
 class ThenOp : public PendingOp {
 public:
   ThenOp(Backend::Op first, std::function<Backend::Op(std::string &)> next)
       : first(std::move(first)), next(std::move(next)) {}
+  void progress(std::string &error) override {
+    if (second)
+      second->progress(error);
+    else
+      first->progress(error);
+  }
   bool test(std::string &error) override {
     if (!second) {
       bool done = first->test(error);

@@ -85,7 +85,7 @@ void waitFor(Request &r) {
 void muon::rt::progressRequests() {
   for (auto &[id, r] : requests) {
     std::string error;
-    r.op->test(error);
+    r.op->progress(error);
     if (!error.empty())
       fatal(r.name, r.comm, error);
   }

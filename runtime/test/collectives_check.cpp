@@ -223,11 +223,12 @@ int main(int argc, char **argv) {
     done("broadcast_batch from two roots, async");
   }
   { // A broadcast batch large enough to run as scatter + all-gather
-    // (muon/Runtime/BroadcastBatch.h): 100003 elements from member 1, in
-    // place (operand and result the same buffer), chunks 33335/33334/33334;
+    // (muon/Runtime/BroadcastBatch.h): 800003 elements from member 1, in
+    // place (operand and result the same buffer), chunks 266668/266668/
+    // 266667 (direct: 1600006 on member 1; split: 533335 + 533342);
     // 7 elements from member 0 (chunks 3/2/2); 1 element from member 2
     // (chunks 1/0/0: two members have nothing to pass on).
-    const int64_t n = 100003;
+    const int64_t n = 800003;
     T a({n}, -9), b({7}, -1), rb({7}, -9), c({1}, -1), rc({1}, -9);
     if (rank == 1)
       for (int64_t i = 0; i < n; ++i)
@@ -251,12 +252,12 @@ int main(int argc, char **argv) {
     expect("split broadcast_batch item 1", rb.data, {1, 2, 3, 4, 5, 6, 7});
     expect("split broadcast_batch item 2", rc.data, {42});
     // Member 1 handed the backend its whole item (phase 1) and the chunks
-    // it received (33334 + 2 + 0, phase 2); the direct exchange would have
+    // it received (266668 + 2 + 0, phase 2); the direct exchange would have
     // sent two copies of the item.
     muon_rt_counters after;
     muon_rt_get_counters(&after);
     int64_t sent = after.bytes_sent - before.bytes_sent;
-    if (rank == 1 && sent != 4 * (n + 33336))
+    if (rank == 1 && sent != 4 * (n + 266670))
       ++failures, std::printf("MISMATCH split broadcast_batch sent %lld bytes\n",
                               (long long)sent);
     done("broadcast_batch as scatter + all-gather, uneven chunks, in place");

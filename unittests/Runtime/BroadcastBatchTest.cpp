@@ -43,7 +43,15 @@ TEST(BroadcastBatch, LoadsByHand) {
   EXPECT_EQ(l.scatter, 33335 + 33334);
   // All-gather: T = 100011; member 2 holds 33334 + 2 + 0.
   EXPECT_EQ(l.allGather, 100011 - (33334 + 2));
-  EXPECT_TRUE(broadcastByScatterAllGather(l));
+  // 3/4 of the direct load, but 66662 elements saved: under 2^19, the
+  // second latency is not paid for.
+  EXPECT_FALSE(broadcastByScatterAllGather(l));
+  // Eight times the data: 533329 elements saved.
+  BroadcastLoads big = broadcastLoads({{1, 800003}, {0, 7}, {2, 1}}, 3);
+  EXPECT_EQ(big.direct, 1600006);
+  EXPECT_EQ(big.scatter, 800003 - 266668);
+  EXPECT_EQ(big.allGather, 800011 - (266667 + 2));
+  EXPECT_TRUE(broadcastByScatterAllGather(big));
 }
 
 TEST(BroadcastBatch, BalancedOrSmallBatchesStayDirect) {
@@ -52,8 +60,8 @@ TEST(BroadcastBatch, BalancedOrSmallBatchesStayDirect) {
   for (int64_t m = 0; m < 8; ++m)
     even.push_back({m, 1 << 20});
   EXPECT_FALSE(broadcastByScatterAllGather(broadcastLoads(even, 8)));
-  // One item over 64 members, below the latency threshold: direct.
-  EXPECT_FALSE(broadcastByScatterAllGather(broadcastLoads({{5, 1000}}, 64)));
+  // One item over 64 members, too small to pay for a second latency.
+  EXPECT_FALSE(broadcastByScatterAllGather(broadcastLoads({{5, 8000}}, 64)));
   // The same with enough data: split (63 copies against about two).
   BroadcastLoads big = broadcastLoads({{5, 1 << 20}}, 64);
   EXPECT_EQ(big.direct, 63 * (1 << 20));

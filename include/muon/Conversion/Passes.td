@@ -183,6 +183,32 @@ def MuonAllocateBeforeBranches
   }];
 }
 
+def MuonConvertStepToLLVM
+    : Pass<"muon-convert-step-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Convert func, memref, arith, index and cf operations to the "
+                "LLVM dialect in one conversion";
+  let description = [{
+    The patterns of `convert-func-to-llvm` (C interface wrappers for
+    functions with `llvm.emit_c_interface` included),
+    `finalize-memref-to-llvm`, `convert-arith-to-llvm`,
+    `convert-index-to-llvm` and `convert-cf-to-llvm` (with `cf.assert`) in
+    one partial conversion: the same output as those passes in a row (the
+    declarations of called functions may come in another order), with
+    one walk of the module instead of five (each walk checks every
+    operation; a large step's function holds millions). Other dialects are
+    left as they are (the conversion is partial); unrealized casts are
+    left for `reconcile-unrealized-casts`.
+  }];
+  let options = [
+    Option<"useGenericFunctions", "use-generic-functions", "bool",
+           /*default=*/"false",
+           "Allocate and free through _mlir_memref_to_llvm_alloc / _free "
+           "(as finalize-memref-to-llvm's option of that name)">,
+    Option<"useAlignedAlloc", "use-aligned-alloc", "bool", /*default=*/"false",
+           "Allocate with aligned_alloc (or its generic function)">,
+  ];
+}
+
 def MuonOptimiseKernelsOnly
     : Pass<"muon-optimise-kernels-only", "mlir::ModuleOp"> {
   let summary = "Mark every LLVM function but the kernels optnone, so LLVM "

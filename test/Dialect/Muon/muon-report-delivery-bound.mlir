@@ -18,6 +18,14 @@
 // CHECK: lower bound 3846.2 1.000
 // CHECK-NEXT: owner path bound 4517.3 1.174
 
+// The bound never exceeds a schedule: two 400x250 results over 3 ranks
+// (100000 elements each) leave in one direct batch, 10 us + 2 * 400000 B /
+// 50 GB/s = 26 us; each alone costs the same (split would take 2 * 10 us +
+// 533336 B / 50 GB/s = 30.7 us, and the bound counts the faster exchange).
+// RUN: %python %S/../../Run/Inputs/replica_step.py 3 1 400x250 400x250 | muon-opt --muon-assign-owners --muon-report=schedules=true -o /dev/null | FileCheck %s --check-prefix=TWO
+// TWO: rounds+prefetch1 35.8 1.377
+// TWO: owner path bound 35.8 1.377
+
 dist.mesh @m [dp = 3]
 !a = !dist.tensor<2048x2048xf32, @m, [replicate]>
 !c = !dist.tensor<16x16xf32, @m, [replicate]>

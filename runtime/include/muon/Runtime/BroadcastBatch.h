@@ -80,18 +80,20 @@ inline BroadcastLoads broadcastLoads(const std::vector<BroadcastItem> &items,
   return l;
 }
 
-/// Batches whose direct exchange moves fewer elements per member than this
-/// are latency-bound: they stay one all-to-all.
-constexpr int64_t kBroadcastSplitMinElements = 1 << 16;
+/// The fewest elements the split must save on the busiest member: it costs
+/// a second latency, which at the bandwidth of fast links (NVLink, about
+/// 360 GB/s at 3 us; InfiniBand, 50 GB/s at 10 us) is worth 1-2 MiB.
+constexpr int64_t kBroadcastSplitMinSavedElements = 1 << 19; // 2 MiB of f32
 
 /// Whether the batch runs as scatter + all-gather: when its two exchanges
 /// together move at most 3/4 of the direct exchange's busiest member (the
-/// margin pays for the second exchange's latency and the copies), and the
-/// direct exchange is not latency-bound. Never for k <= 2, where the
-/// direct exchange is already optimal.
+/// rest pays for the copies) and at least 2^19 elements less (the second
+/// exchange's latency). Never for k <= 2, where the direct exchange is
+/// already optimal.
 inline bool broadcastByScatterAllGather(const BroadcastLoads &l) {
-  return l.direct >= kBroadcastSplitMinElements &&
-         4 * (l.scatter + l.allGather) <= 3 * l.direct;
+  int64_t split = l.scatter + l.allGather;
+  return 4 * split <= 3 * l.direct &&
+         l.direct - split >= kBroadcastSplitMinSavedElements;
 }
 
 } // namespace rt
