@@ -283,6 +283,23 @@ def MuonSCFToCFLastFirst
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
+def MuonShareUnrankedCasts
+    : Pass<"muon-share-unranked-casts", "mlir::func::FuncOp"> {
+  let summary = "Give each buffer one cast to an unranked memref, right "
+                "after the buffer is defined";
+  let description = [{
+    Every `memref.cast` of one value to one unranked type becomes the first
+    of them (in walk order), moved right after the value's definition (the
+    start of its block for a block argument), where it dominates every use
+    of the value. The conversion to LLVM fills a stack slot with the whole
+    descriptor for each cast to an unranked memref (the form every runtime
+    call takes), so a buffer passed to several calls was filled once per
+    call. Run on memrefs, before the conversion to LLVM and before
+    `muon-split-entry-block` (which then moves the casts of the entry's
+    arguments out of the entry block with the rest of the body).
+  }];
+}
+
 def MuonSplitEntryBlock
     : Pass<"muon-split-entry-block", "mlir::func::FuncOp"> {
   let summary = "Move a function's body out of its entry block (linear "
