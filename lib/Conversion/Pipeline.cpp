@@ -88,8 +88,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
-  // One descriptor stack slot per buffer, not per runtime call.
-  pm.addNestedPass<func::FuncOp>(createMuonShareUnrankedCasts());
+  // One descriptor stack slot per buffer, not per runtime call; one read
+  // of each constant table.
+  pm.addNestedPass<func::FuncOp>(createMuonShareBufferViews());
   pm.addNestedPass<func::FuncOp>(createMuonSplitEntryBlock());
   // func, memref, arith, index and cf in one conversion (one walk of the
   // module, not five).

@@ -283,20 +283,22 @@ def MuonSCFToCFLastFirst
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
 }
 
-def MuonShareUnrankedCasts
-    : Pass<"muon-share-unranked-casts", "mlir::func::FuncOp"> {
-  let summary = "Give each buffer one cast to an unranked memref, right "
-                "after the buffer is defined";
+def MuonShareBufferViews
+    : Pass<"muon-share-buffer-views", "mlir::func::FuncOp"> {
+  let summary = "Give each buffer one cast per type and each constant table "
+                "one read per function";
   let description = [{
-    Every `memref.cast` of one value to one unranked type becomes the first
-    of them (in walk order), moved right after the value's definition (the
-    start of its block for a block argument), where it dominates every use
-    of the value. The conversion to LLVM fills a stack slot with the whole
-    descriptor for each cast to an unranked memref (the form every runtime
-    call takes), so a buffer passed to several calls was filled once per
-    call. Run on memrefs, before the conversion to LLVM and before
-    `muon-split-entry-block` (which then moves the casts of the entry's
-    arguments out of the entry block with the rest of the body).
+    Every `memref.cast` of one value to one type becomes the first of them
+    (in walk order), moved right after the value's definition (the start
+    of its block for a block argument), where it dominates every use of
+    the value; every `memref.get_global` of one global and type becomes
+    one, at the top of the function. The conversion to LLVM fills a stack
+    slot with the whole descriptor for each cast to an unranked memref (the
+    form every runtime call takes) and expands each table read into about
+    ten operations, so a buffer passed to several calls, or a table read
+    at each use, cost that each time. Run on memrefs, before the
+    conversion to LLVM and before `muon-split-entry-block` (which then
+    moves these ops out of the entry block with the rest of the body).
   }];
 }
 

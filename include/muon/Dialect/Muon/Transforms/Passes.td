@@ -97,11 +97,13 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
   let description = [{
     Per parameter: shape, layout, owner, Newton-Schulz FLOPs, the gather
     and scatter chains and the bytes they move. Per rank: NS load (FLOPs),
-    bytes sent and received, and the estimate of the step's schedule on an
+    bytes sent and received (the plan's transfers; a broadcast as its root
+    sending to every member), and the estimate of the step's schedule on an
     H100 cost model (finish time, time not hidden behind compute,
     collective calls, gathered bytes held at once); then the balance (max
     load / mean load) and the schedule. With `schedules`, the estimates of
-    every schedule against the lower bound (docs/schedule.md).
+    every schedule against the lower bound and the owner path bound
+    (docs/schedule.md).
     Run after `muon-assign-owners`. The IR is not changed.
   }];
   let options = [

@@ -1,0 +1,77 @@
+//===- ShareBufferViews.cpp - One view of a buffer per function -----------===//
+//
+// Why: every runtime call takes its tensors as unranked memrefs, and each
+// call site cast its buffers anew. The conversion to LLVM fills a stack
+// slot with the buffer's whole descriptor for every such cast (seven
+// fields for a matrix: about fifteen LLVM operations), and a buffer passed
+// to two calls (a Newton-Schulz result, then its scatter) was filled
+// twice: a third of the 13,230 casts of a 405B step. Likewise every use of
+// a constant table (extents, coefficients) took its own
+// `memref.get_global`, about ten LLVM operations each, for a handful of
+// distinct tables. Both ops are pure, so each becomes one per function:
+// a cast right after the value it casts is defined, where it dominates
+// every use of that value; a table read at the top of the function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace muon {
+#define GEN_PASS_DEF_MUONSHAREBUFFERVIEWS
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+
+namespace {
+
+struct MuonShareBufferViews
+    : muon::impl::MuonShareBufferViewsBase<MuonShareBufferViews> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    SmallVector<memref::GetGlobalOp> tables;
+    SmallVector<memref::CastOp> casts;
+    func.walk([&](Operation *op) {
+      if (auto table = dyn_cast<memref::GetGlobalOp>(op))
+        tables.push_back(table);
+      else if (auto cast = dyn_cast<memref::CastOp>(op))
+        casts.push_back(cast);
+    });
+    // Tables first: their casts then share one source.
+    Block &entry = func.front();
+    llvm::DenseMap<std::pair<Attribute, Type>, memref::GetGlobalOp> keptTables;
+    for (memref::GetGlobalOp table : tables) {
+      auto [it, first] = keptTables.try_emplace(
+          {table.getNameAttr(), table.getType()}, table);
+      if (!first) {
+        table.replaceAllUsesWith(it->second.getResult());
+        table.erase();
+        continue;
+      }
+      table->moveBefore(&entry, entry.begin());
+    }
+    llvm::DenseMap<std::pair<Value, Type>, memref::CastOp> keptCasts;
+    for (memref::CastOp cast : casts) {
+      Value source = cast.getSource();
+      auto [it, first] = keptCasts.try_emplace({source, cast.getType()}, cast);
+      if (!first) {
+        cast.replaceAllUsesWith(it->second.getResult());
+        cast.erase();
+        continue;
+      }
+      if (Operation *def = source.getDefiningOp())
+        cast->moveAfter(def);
+      else
+        cast->moveBefore(&llvm::cast<BlockArgument>(source).getOwner()->front());
+    }
+  }
+};
+
+} // namespace
