@@ -189,15 +189,20 @@ def MuonConvertStepToLLVM
                 "LLVM dialect in one conversion";
   let description = [{
     The patterns of `convert-func-to-llvm` (C interface wrappers for
-    functions with `llvm.emit_c_interface` included),
-    `finalize-memref-to-llvm`, `convert-arith-to-llvm`,
+    functions with `llvm.emit_c_interface` included; the module's
+    `llvm.data_layout`, if any, honoured), `finalize-memref-to-llvm`,
+    `convert-arith-to-llvm` (with the expansion of ceil/floor divisions),
     `convert-index-to-llvm` and `convert-cf-to-llvm` (with `cf.assert`) in
-    one partial conversion: the same output as those passes in a row (the
-    declarations of called functions may come in another order), with
-    one walk of the module instead of five (each walk checks every
-    operation; a large step's function holds millions). Other dialects are
-    left as they are (the conversion is partial); unrealized casts are
-    left for `reconcile-unrealized-casts`.
+    one partial conversion, after one over the external `func.func`
+    declarations (so a pattern declaring `malloc` or `abort` finds the
+    module's own declaration). cf and index operations left unconverted
+    are an error, as in their passes. The output has the same operations
+    as those passes in a row; the declarations of called functions, and
+    the unpacking of an entry's memref arguments, may come in another
+    order. One walk of the module instead of five: each walk checks every
+    operation, and a large step's function holds millions. Other dialects
+    are left as they are; unrealized casts are left for
+    `reconcile-unrealized-casts`.
   }];
   let options = [
     Option<"useGenericFunctions", "use-generic-functions", "bool",
@@ -285,18 +290,24 @@ def MuonSCFToCFLastFirst
 
 def MuonShareBufferViews
     : Pass<"muon-share-buffer-views", "mlir::func::FuncOp"> {
-  let summary = "Give each buffer one cast per type and each constant table "
-                "one read per function";
+  let summary = "Give each buffer one cast to an unranked memref and each "
+                "constant table one read per function";
   let description = [{
-    Every `memref.cast` of one value to one type becomes the first of them
-    (in walk order), moved right after the value's definition (the start
-    of its block for a block argument), where it dominates every use of
-    the value; every `memref.get_global` of one global and type becomes
-    one, at the top of the function. The conversion to LLVM fills a stack
-    slot with the whole descriptor for each cast to an unranked memref (the
-    form every runtime call takes) and expands each table read into about
-    ten operations, so a buffer passed to several calls, or a table read
-    at each use, cost that each time. Run on memrefs, before the
+    Considers the ops of the function's own blocks (not those in nested
+    regions: they may be isolated, hold symbols of their own, or be
+    outlined later). Every `memref.cast` of one value to one unranked type
+    becomes the first of them, moved right after the value's definition
+    (the start of its block for a block argument), where it dominates every
+    use of the value; casts of a value defined in a block on a CFG cycle
+    are left alone (moved into a loop, a cast's stack slot would be taken
+    per iteration). Every `memref.get_global` of one global and type
+    becomes one, at the top of the function. Casts to ranked types are not
+    touched: one may assume what a branch checked (a rank, a static size).
+    Why: the conversion to LLVM fills a stack slot with the whole
+    descriptor for each cast to an unranked memref (the form every runtime
+    call takes) and expands each table read into about ten operations, so
+    a buffer passed to several calls, or a table read at each use, cost
+    that each time. Run on memrefs after the SCF lowering, before the
     conversion to LLVM and before `muon-split-entry-block` (which then
     moves these ops out of the entry block with the rest of the body).
   }];

@@ -9,8 +9,11 @@
 // a constant table (extents, coefficients) took its own
 // `memref.get_global`, about ten LLVM operations each, for a handful of
 // distinct tables. Both ops are pure, so each becomes one per function:
-// a cast right after the value it casts is defined, where it dominates
-// every use of that value; a table read at the top of the function.
+// a cast to an unranked memref right after the value it casts is defined
+// (where it dominates every use of that value; not when that is in a
+// loop, where the cast's stack slot would be taken per iteration), a
+// table read at the top of the function. Other casts (to a ranked type)
+// may assume what a branch checked, so they stay where they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +21,11 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/RegionGraphTraits.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SCCIterator.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace muon {
 #define GEN_PASS_DEF_MUONSHAREBUFFERVIEWS
@@ -36,16 +42,28 @@ struct MuonShareBufferViews
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    Region &body = func.getBody();
+    // Only ops of the function's own blocks (after the SCF lowering, all
+    // of a step): a nested region may be isolated, hold its own symbols,
+    // or become a kernel of its own.
     SmallVector<memref::GetGlobalOp> tables;
     SmallVector<memref::CastOp> casts;
-    func.walk([&](Operation *op) {
-      if (auto table = dyn_cast<memref::GetGlobalOp>(op))
-        tables.push_back(table);
-      else if (auto cast = dyn_cast<memref::CastOp>(op))
-        casts.push_back(cast);
-    });
-    // Tables first: their casts then share one source.
-    Block &entry = func.front();
+    for (Block &block : body)
+      for (Operation &op : block) {
+        if (auto table = dyn_cast<memref::GetGlobalOp>(op))
+          tables.push_back(table);
+        else if (auto cast = dyn_cast<memref::CastOp>(op);
+                 cast && isa<UnrankedMemRefType>(cast.getType()))
+          casts.push_back(cast);
+      }
+    // Blocks in a CFG cycle run more than once: a cast moved into one
+    // would take a stack slot per iteration.
+    llvm::SmallPtrSet<Block *, 16> cyclic;
+    for (auto scc = llvm::scc_begin(&body); !scc.isAtEnd(); ++scc)
+      if (scc.hasCycle())
+        cyclic.insert(scc->begin(), scc->end());
+
+    Block &entry = body.front();
     llvm::DenseMap<std::pair<Attribute, Type>, memref::GetGlobalOp> keptTables;
     for (memref::GetGlobalOp table : tables) {
       auto [it, first] = keptTables.try_emplace(
@@ -60,6 +78,9 @@ struct MuonShareBufferViews
     llvm::DenseMap<std::pair<Value, Type>, memref::CastOp> keptCasts;
     for (memref::CastOp cast : casts) {
       Value source = cast.getSource();
+      Block *home = source.getParentBlock();
+      if (home->getParent() != &body || cyclic.contains(home))
+        continue;
       auto [it, first] = keptCasts.try_emplace({source, cast.getType()}, cast);
       if (!first) {
         cast.replaceAllUsesWith(it->second.getResult());
@@ -69,7 +90,7 @@ struct MuonShareBufferViews
       if (Operation *def = source.getDefiningOp())
         cast->moveAfter(def);
       else
-        cast->moveBefore(&llvm::cast<BlockArgument>(source).getOwner()->front());
+        cast->moveBefore(home, home->begin());
     }
   }
 };

@@ -6,8 +6,9 @@
 // operation in it: on a 405B step (millions of operations in one function)
 // the five walks cost more than the rewriting (2.5 s against 0.7 s for one
 // conversion with all five pattern sets, configured as the pipeline
-// configured those passes; the same output, but for the order in which
-// the declarations of called functions may come).
+// configured those passes; the same operations, though the declarations
+// of called functions, and the unpacking of an entry's memref arguments,
+// may come in another order).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +22,15 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/IR/SymbolTable.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/IR/DataLayout.h"
+#include "llvm/Support/Error.h"
 
 namespace muon {
 #define GEN_PASS_DEF_MUONCONVERTSTEPTOLLVM
@@ -41,23 +49,52 @@ struct ConvertStepToLLVM
     ModuleOp module = getOperation();
     const auto &layout = getAnalysis<DataLayoutAnalysis>();
     LowerToLLVMOptions options(&getContext(), layout.getAtOrAbove(module));
+    // As convert-func-to-llvm: the module's LLVM data layout, when it has
+    // one, sizes what the C interfaces copy.
+    if (auto dl = module->getAttrOfType<StringAttr>(
+            LLVM::LLVMDialect::getDataLayoutAttrName())) {
+      llvm::Expected<llvm::DataLayout> parsed =
+          llvm::DataLayout::parse(dl.getValue());
+      if (!parsed) {
+        module.emitError() << "invalid " << dl << ": "
+                           << llvm::toString(parsed.takeError());
+        return signalPassFailure();
+      }
+      options.dataLayout = *parsed;
+    }
     options.useGenericFunctions = useGenericFunctions;
     options.allocLowering =
         useAlignedAlloc ? LowerToLLVMOptions::AllocLowering::AlignedAlloc
                         : LowerToLLVMOptions::AllocLowering::Malloc;
     LLVMTypeConverter converter(&getContext(), options, &layout);
+    LLVMConversionTarget target(getContext());
+    target.addIllegalDialect<cf::ControlFlowDialect, index::IndexDialect>();
+
+    // Declarations first: a pattern that declares a function it calls
+    // (malloc, free, abort, ...) must find a declaration the module
+    // already has as an llvm.func, not as a func.func converted later.
+    // No pattern shares a symbol table cache: the func patterns declare
+    // malloc and free without one, so a shared cache would go stale.
+    SmallVector<Operation *> declarations;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn.isExternal())
+        declarations.push_back(fn);
+    if (!declarations.empty()) {
+      RewritePatternSet funcPatterns(&getContext());
+      populateFuncToLLVMConversionPatterns(converter, funcPatterns);
+      if (failed(applyPartialConversion(declarations, target,
+                                        std::move(funcPatterns))))
+        return signalPassFailure();
+    }
+
     RewritePatternSet patterns(&getContext());
-    // Allocation and deallocation functions are looked up (or declared)
-    // through cached symbol tables, not a scan of the module per buffer.
-    SymbolTableCollection symbolTables;
-    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns,
-                                                   &symbolTables);
-    populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns);
-    LLVMConversionTarget target(getContext());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
