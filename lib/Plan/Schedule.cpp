@@ -223,16 +223,15 @@ private:
         sent[r] = received[r] = bytes;
       }
     }
-    // A broadcast's root and elements, per instance (keyed below).
-    std::map<int64_t, int64_t> broadcastRoot; // instance's root rank -> elements
+    // A broadcast's roots (one per instance) and the elements each sends.
+    std::map<int64_t, int64_t> broadcastRoot;
     if (!naive && s.kind != CommStep::Kind::ReduceGrad)
       for (const Transfer &t : transfersOf(p.plan, s, p.shape, mesh, p.owner)) {
         double bytes = static_cast<double>(t.elements) * model.bytesPerElement;
         sent[t.from] += bytes;
         received[t.to] += bytes;
-        if (s.kind == CommStep::Kind::Broadcast) {
+        if (s.kind == CommStep::Kind::Broadcast)
           broadcastRoot[t.from] = t.elements;
-        }
       }
 
     std::map<std::vector<int64_t>, Instance> byKey;
@@ -244,9 +243,9 @@ private:
         if (std::find(s.axes.begin(), s.axes.end(), a) == s.axes.end())
           key.push_back(coords[r][a]);
       Instance &inst = byKey[key];
-      if (broadcastRoot.count(r))
+      if (auto root = broadcastRoot.find(r); root != broadcastRoot.end())
         inst.broadcasts.push_back(
-            {static_cast<int64_t>(inst.members.size()), broadcastRoot[r]});
+            {static_cast<int64_t>(inst.members.size()), root->second});
       inst.members.push_back(r);
       inst.sent.push_back(sent[r]);
       inst.received.push_back(received[r]);

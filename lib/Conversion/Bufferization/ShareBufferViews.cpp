@@ -18,14 +18,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/BlocksOnCycles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/RegionGraphTraits.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SCCIterator.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace muon {
 #define GEN_PASS_DEF_MUONSHAREBUFFERVIEWS
@@ -58,10 +56,7 @@ struct MuonShareBufferViews
       }
     // Blocks in a CFG cycle run more than once: a cast moved into one
     // would take a stack slot per iteration.
-    llvm::SmallPtrSet<Block *, 16> cyclic;
-    for (auto scc = llvm::scc_begin(&body); !scc.isAtEnd(); ++scc)
-      if (scc.hasCycle())
-        cyclic.insert(scc->begin(), scc->end());
+    llvm::SmallPtrSet<Block *, 16> cyclic = muon::blocksOnCycles(body);
 
     Block &entry = body.front();
     llvm::DenseMap<std::pair<Attribute, Type>, memref::GetGlobalOp> keptTables;

@@ -22,12 +22,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/BlocksOnCycles.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/RegionGraphTraits.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
-#include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 namespace muon {
@@ -280,10 +279,7 @@ void scalariseLoad(LLVM::LoadOp load) {
 /// slot per alloca for the whole function is the same program.
 void hoistAllocas(LLVM::LLVMFuncOp fn) {
   Region &body = fn.getBody();
-  llvm::SmallPtrSet<Block *, 16> cyclic;
-  for (auto scc = llvm::scc_begin(&body); !scc.isAtEnd(); ++scc)
-    if (scc.hasCycle())
-      cyclic.insert(scc->begin(), scc->end());
+  llvm::SmallPtrSet<Block *, 16> cyclic = muon::blocksOnCycles(body);
   Block &entry = body.front();
   for (Block &block : llvm::drop_begin(body)) {
     if (cyclic.contains(&block))
