@@ -3,8 +3,9 @@
 # rented or lent GPU box): muon-run linked against LLVM/MLIR's static
 # archives (no libLLVM/libMLIR needed), the runtime libraries (CPU and
 # CUDA), memrefCopy (the C runner utility compiled steps call) and the BLAS
-# it was built with. MPI and
-# the CUDA driver/cuBLAS come from the target machine.
+# it was built with, and Open MPI (mpirun, its libraries and the plugins
+# that need nothing beyond them), relocated with OPAL_PREFIX: GPU images
+# rarely have MPI. The CUDA driver and cuBLAS come from the target machine.
 #
 #   bash scripts/make-gpu-bundle.sh OUT.tar.xz     (after scripts/build.sh)
 #
@@ -21,13 +22,13 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 cd "$build"
-# The archives of LLVM and MLIR in one group: the linker takes what the
-# objects reference. The project's own libraries in link order.
+# The project's archives as the build links muon-run (read from its link
+# command, so a new library needs no change here), then the archives of
+# LLVM and MLIR in one group: the linker takes what the objects reference.
+muon_archives=$(ninja -t commands bin/muon-run | tail -1 | tr ' ' '\n' |
+  grep -E '^lib/libMuon[A-Za-z]*\.a$')
 g++ -O2 -s -o "$stage/bin/muon-run" tools/muon-run/CMakeFiles/muon-run.dir/*.o \
-  lib/libMuonRegistration.a lib/libMuonConversion.a \
-  lib/libMuonOptimTransforms.a lib/libMuonOptimDialect.a lib/libMuonPlan.a \
-  lib/libMuonDistTransforms.a lib/libMuonSupport.a lib/libMuonDistDialect.a \
-  lib/libMuonLayout.a \
+  -Wl,--start-group $muon_archives -Wl,--end-group \
   -Wl,--start-group "$llvm"/libMLIR*.a "$llvm"/libLLVM*.a -Wl,--end-group \
   lib/libmuon_runtime.so -lopenblas -lz -lzstd -ltinfo -lpthread -ldl \
   -Wl,--gc-sections -Wl,-rpath,'$ORIGIN/../lib'
@@ -36,5 +37,56 @@ cp lib/libmuon_runtime.so lib/libmuon_runtime_cuda.so "$stage/lib/"
 for dep in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
   cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d {print $NF; exit}')" "$stage/lib/$dep"
 done
-tar -C "$stage" -cf - bin lib | xz -T0 -6 >"$out"
+# Open MPI, relocatable: OPAL_PREFIX=<bundle> makes it look for its plugins
+# and help texts under the bundle in the layout its build recorded (Debian:
+# lib/x86_64-linux-gnu/openmpi/lib/openmpi3, share/openmpi). Plugins whose
+# libraries are not part of the bundle (InfiniBand, UCX, OFI, OpenSHMEM) are
+# left out, so Open MPI does not warn about each one on a one-node machine.
+if command -v ompi_info >/dev/null; then
+  libdir=$(ompi_info --path libdir --parsable | cut -d: -f3)
+  pkglibdir=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
+  pkgdatadir=$(ompi_info --path pkgdatadir --parsable | cut -d: -f3)
+  prefix=$(ompi_info --path prefix --parsable | cut -d: -f3)
+  relative() { echo "${1#"$prefix"/}"; }
+  cp -L "$(readlink -f "$(command -v mpirun)")" "$stage/bin/mpirun"
+  cp -L "$(command -v orted)" "$stage/bin/orted" 2>/dev/null || true
+  mkdir -p "$stage/$(relative "$pkglibdir")" "$stage/$(relative "$pkgdatadir")"
+  cp -r "$pkgdatadir/." "$stage/$(relative "$pkgdatadir")/"
+  # The libraries of Open MPI's core and of its plain plugins.
+  mpi_lib() { # NAME: the library the loader resolves for mpirun's plugins
+    ldconfig -p | awk -v d="$1" '$1 == d {print $NF; exit}'
+  }
+  keep="libmpi.so.40 libopen-rte.so.40 libopen-pal.so.40 libhwloc.so.15
+        libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7 libudev.so.1
+        libpmix.so.2 libmunge.so.2"
+  for dep in $keep; do
+    path=$(mpi_lib "$dep")
+    if [ -n "$path" ]; then cp -L "$path" "$stage/lib/$dep"; fi
+  done
+  for common in "$libdir"/libmca_common_{sm,ompio,monitoring}.so; do
+    [ -e "$common" ] || continue
+    real=$(readlink -f "$common")
+    soname=$(objdump -p "$real" | awk '$1 == "SONAME" {print $2}')
+    cp -L "$real" "$stage/lib/$soname"
+  done
+  system='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libz\.so|libgcc_s\.so)'
+  for plugin in "$pkglibdir"/*.so; do
+    missing=0
+    for dep in $(ldd "$plugin" | awk '{sub(".*/", "", $1); print $1}' | grep -vE "$system"); do
+      [ -e "$stage/lib/$dep" ] || { missing=1; break; }
+    done
+    [ $missing -eq 0 ] && cp "$plugin" "$stage/$(relative "$pkglibdir")/"
+  done
+  # PMIx (Open MPI's launch interface) and its plugins, relocated with
+  # PMIX_INSTALL_PREFIX=<bundle>/<its path under the prefix>.
+  pmixdir=$(dirname "$(readlink -f "$(mpi_lib libpmix.so.2)")")/..
+  if [ -d "$pmixdir/lib/pmix" ]; then
+    pmixdir=$(readlink -f "$pmixdir")
+    mkdir -p "$stage/$(relative "$pmixdir")/lib"
+    cp -r "$pmixdir/lib/pmix" "$stage/$(relative "$pmixdir")/lib/"
+    [ -d "$pmixdir/share" ] && cp -r "$pmixdir/share" "$stage/$(relative "$pmixdir")/"
+  fi
+  echo "make-gpu-bundle: Open MPI $(ompi_info --version | awk 'NR==1 {print $NF}') with $(ls "$stage/$(relative "$pkglibdir")" | wc -l) plugins"
+fi
+tar -C "$stage" -cf - . | xz -T0 -6 >"$out"
 echo "make-gpu-bundle: $out ($(du -h "$out" | cut -f1))"

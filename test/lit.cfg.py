@@ -70,6 +70,9 @@ config.environment["OPENBLAS_NUM_THREADS"] = "1"
 # reported UNSUPPORTED (skipped); scripts/gpu-check.sh runs them on a GPU.
 if config.muon_have_cuda:
     config.available_features.add("cuda")
+    # `nccl`: the NCCL transport (libmuon_runtime_nccl) was built too.
+    if config.muon_have_nccl:
+        config.available_features.add("nccl")
     import subprocess
     try:
         gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
@@ -78,6 +81,9 @@ if config.muon_have_cuda:
         gpus = ""
     if "GPU" in gpus:
         config.available_features.add("cuda-device")
+        # Four GPUs or more: NCCL steps on several ranks (one GPU each).
+        if sum(line.startswith("GPU ") for line in gpus.splitlines()) >= 4:
+            config.available_features.add("cuda-devices-4")
     else:
         lit_config.note("no NVIDIA GPU here: tests that need one "
                         "(REQUIRES: cuda-device) are skipped")

@@ -90,11 +90,14 @@ public:
                        float *out, const Counts &recv, std::string &error) = 0;
 };
 
-/// The process-wide backend (MUON_RT_BACKEND; "mpi" is the only one built
-/// today). Initialised on first use.
+/// The process-wide backend (MUON_RT_BACKEND: "mpi", the default, or
+/// "nccl"). Initialised on first use.
 Backend &backend();
 bool backendStarted();
 std::unique_ptr<Backend> createMpiBackend(int *argc, char ***argv);
+/// Tensor collectives over NCCL (libmuon_runtime_nccl, loaded at the first
+/// communicator), the rest over MPI.
+std::unique_ptr<Backend> createNcclBackend(int *argc, char ***argv);
 void startBackend(int *argc, char ***argv);
 
 } // namespace rt

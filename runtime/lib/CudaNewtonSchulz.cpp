@@ -11,19 +11,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "Errors.h"
+#include "GpuLibrary.h"
 #include "NewtonSchulz.h"
 #include "State.h"
 #include "Trace.h"
 
 #include "muon/Runtime/muon_runtime.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
 using namespace muon::rt;
 
@@ -44,67 +42,22 @@ struct CudaLibrary {
   void *context = nullptr;
 };
 
-/// libmuon_runtime_cuda.so beside this library (the build and install
-/// layouts both put them in one directory).
-std::string besideThisLibrary() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&besideThisLibrary), &info) ||
-      !info.dli_fname)
-    return "";
-  std::string self = info.dli_fname;
-  size_t slash = self.rfind('/');
-  return slash == std::string::npos
-             ? ""
-             : self.substr(0, slash + 1) + "libmuon_runtime_cuda.so";
-}
-
-/// This process's index among the ranks of its node, from the launcher's
-/// environment (no collective: only owners reach Newton-Schulz).
-int localRank() {
-  for (const char *var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                          "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
-                          "LOCAL_RANK"})
-    if (const char *v = std::getenv(var))
-      return std::atoi(v);
-  return 0;
-}
-
-template <typename F> void symbol(void *handle, const char *name, F &out) {
-  out = reinterpret_cast<F>(dlsym(handle, name));
-  if (!out)
-    fatal(kOp, kComm,
-          std::string("the GPU library has no ") + name +
-              " (a libmuon_runtime_cuda.so of another version?)");
-}
-
 CudaLibrary &library() {
   static CudaLibrary lib = [] {
     CudaLibrary l{};
     std::string tried;
-    void *handle = nullptr;
-    // An explicit MUON_RT_CUDA_LIBRARY is the only candidate: a wrong path
-    // is an error, not a silent fallback to another copy.
-    std::vector<std::string> candidates = {besideThisLibrary(),
-                                           "libmuon_runtime_cuda.so"};
-    if (const char *env = std::getenv("MUON_RT_CUDA_LIBRARY"); env && *env)
-      candidates = {env};
-    for (const std::string &path : candidates) {
-      if (path.empty())
-        continue;
-      if ((handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)))
-        break;
-      tried += std::string(tried.empty() ? "" : "; ") + dlerror();
-    }
+    void *handle = openGpuLibrary("libmuon_runtime_cuda.so",
+                                  "MUON_RT_CUDA_LIBRARY", tried);
     if (!handle)
       fatal(kOp, kComm,
             "cannot load the GPU library libmuon_runtime_cuda.so (" + tried +
                 "): build with the CUDA toolkit, or set "
                 "MUON_RT_CUDA_LIBRARY");
-    symbol(handle, "muon_cuda_device_count", l.deviceCount);
-    symbol(handle, "muon_cuda_set_device", l.setDevice);
-    symbol(handle, "muon_cuda_ns_create", l.create);
-    symbol(handle, "muon_cuda_ns_error", l.error);
-    symbol(handle, "muon_cuda_ns_host", l.nsHost);
+    gpuSymbol(handle, "muon_cuda_device_count", l.deviceCount, kOp, kComm);
+    gpuSymbol(handle, "muon_cuda_set_device", l.setDevice, kOp, kComm);
+    gpuSymbol(handle, "muon_cuda_ns_create", l.create, kOp, kComm);
+    gpuSymbol(handle, "muon_cuda_ns_error", l.error, kOp, kComm);
+    gpuSymbol(handle, "muon_cuda_ns_host", l.nsHost, kOp, kComm);
     int devices = l.deviceCount();
     if (devices < 1)
       fatal(kOp, kComm,

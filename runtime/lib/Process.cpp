@@ -47,14 +47,15 @@ void muon::rt::startBackend(int *argc, char ***argv) {
   reuseFreedBuffers();
   const char *which = std::getenv("MUON_RT_BACKEND");
   std::string name = which && *which ? which : "mpi";
-  if (name != "mpi") {
+  if (name != "mpi" && name != "nccl") {
     std::fprintf(stderr,
                  "muon-rt: error: MUON_RT_BACKEND=%s is not built into this "
-                 "runtime (available: mpi)\n",
+                 "runtime (available: mpi, nccl)\n",
                  name.c_str());
     std::exit(2);
   }
-  theBackend = createMpiBackend(argc, argv);
+  theBackend = name == "nccl" ? createNcclBackend(argc, argv)
+                              : createMpiBackend(argc, argv);
   // Out of memory anywhere in the process (runtime, compiled code's
   // allocations through operator new, the host) ends the job with the
   // runtime's error line and a job-wide abort, not an uncaught bad_alloc.

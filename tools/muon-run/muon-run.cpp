@@ -78,6 +78,13 @@ cl::opt<muon::Target> target(
                           "local-rank mod device count; ranks may share "
                           "one), the rest on the host over MPI")),
     cl::init(muon::Target::Cpu), cl::cat(category));
+cl::opt<std::string> transport(
+    "transport",
+    cl::desc("How the ranks exchange tensors: mpi (default; host buffers, "
+             "ranks may share a GPU) or nccl (with --target cuda: NCCL "
+             "collectives staged through the GPU, one GPU per rank; shapes "
+             "and barriers stay on MPI). Sets MUON_RT_BACKEND"),
+    cl::init("mpi"), cl::cat(category));
 cl::opt<bool> batchCollectives(
     "batch-collectives",
     cl::desc("Merge a round's gathers and scatters over one communicator "
@@ -190,6 +197,11 @@ std::string validateOptions() {
   if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
     return "--timeout must be a positive, finite number of seconds, got " +
            number(timeout);
+  if (transport != "mpi" && transport != "nccl")
+    return "--transport must be mpi or nccl, got '" + transport + "'";
+  if (transport == "nccl" && target != muon::Target::Cuda)
+    return "--transport nccl needs --target cuda (the CPU target exchanges "
+           "host tensors over MPI)";
   if (!traceFile.empty()) {
     llvm::StringRef dir = llvm::sys::path::parent_path(traceFile);
     if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
@@ -274,7 +286,8 @@ int launch(int ranks, int argc, char **argv) {
                         "MUON_RT_BACKEND", "MUON_RUN_VERDICT",
                         "MUON_RUN_OBJECT", "MUON_RUN_OBJECT_KEY",
                         "MUON_RUN_COMPILE_S", "MUON_RUN_OBJECT_CACHED",
-                        "MUON_C_RUNNER_UTILS", "MUON_RT_CUDA_LIBRARY"})
+                        "MUON_C_RUNNER_UTILS", "MUON_RT_CUDA_LIBRARY",
+                        "MUON_RT_NCCL_LIBRARY"})
     if (std::getenv(v)) {
       cmd.push_back("-x");
       cmd.push_back(v);
@@ -371,6 +384,10 @@ int main(int argc, char **argv) {
                       std::to_string(steps - 1) + ")");
   if (timeout > 0)
     setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
+  // The runtime's backend, in the launcher (forwarded to every rank) and in
+  // a rank started by hand (--worker).
+  if (transport.getNumOccurrences())
+    setenv("MUON_RT_BACKEND", transport.c_str(), 1);
   if (worker || underMpi())
     return runWorker(o, &argc, &argv);
 

@@ -1,0 +1,297 @@
+//===- NcclBackend.cpp - The NCCL backend (MUON_RT_BACKEND=nccl) ----------===//
+//
+// Tensor collectives go over NCCL (libmuon_runtime_nccl, loaded on first
+// use); MPI stays underneath for what is not tensor data: launching,
+// barriers, shape exchanges, and handing NCCL its unique id. Each backend
+// communicator is an MPI communicator and an NCCL one split from the NCCL
+// world with the same colour and key, so both order their members alike.
+//
+// The NCCL world is created at the first communicator, a point every rank
+// reaches collectively: a process that never communicates never touches a
+// GPU. Rank r uses GPU (local rank mod device count); NCCL needs one GPU per
+// rank (the MPI backend lets ranks share one).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Errors.h"
+#include "GpuLibrary.h"
+
+#include "muon/Runtime/muon_runtime_nccl.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+using namespace muon::rt;
+
+namespace {
+
+const char *const kOp = "init";
+const char *const kComm = "nccl";
+
+/// The entry points of libmuon_runtime_nccl (muon_runtime_nccl.h).
+struct NcclLibrary {
+  const char *(*error)();
+  int (*version)();
+  int (*deviceCount)();
+  int (*uniqueId)(void *);
+  int (*init)(muon_nccl_comm **, const void *, int, int, int, double);
+  int (*split)(muon_nccl_comm *, int, int, muon_nccl_comm **, double);
+  void (*abort)(muon_nccl_comm *);
+  int (*destroy)(muon_nccl_comm *);
+  int (*start)(muon_nccl_comm *, const muon_nccl_collective *, int,
+               muon_nccl_op **);
+  int (*test)(muon_nccl_op *);
+  void (*free)(muon_nccl_op *);
+};
+
+NcclLibrary loadLibrary() {
+  NcclLibrary l{};
+  std::string tried;
+  void *h = openGpuLibrary("libmuon_runtime_nccl.so", "MUON_RT_NCCL_LIBRARY",
+                           tried);
+  if (!h)
+    fatal(kOp, kComm,
+          "cannot load the NCCL transport libmuon_runtime_nccl.so (" + tried +
+              "): build with the CUDA toolkit and NCCL, or set "
+              "MUON_RT_NCCL_LIBRARY");
+  gpuSymbol(h, "muon_nccl_error", l.error, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_version", l.version, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_device_count", l.deviceCount, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_unique_id", l.uniqueId, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_comm_init", l.init, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_comm_split", l.split, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_comm_abort", l.abort, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_comm_destroy", l.destroy, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_start", l.start, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_test", l.test, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_op_free", l.free, kOp, kComm);
+  return l;
+}
+
+class NcclOp : public PendingOp {
+public:
+  NcclOp(const NcclLibrary &lib, muon_nccl_op *op) : lib(lib), op(op) {}
+  ~NcclOp() override { lib.free(op); }
+  bool test(std::string &error) override {
+    int r = lib.test(op);
+    if (r < 0)
+      error = std::string("NCCL: ") + lib.error();
+    return r != 0;
+  }
+
+private:
+  const NcclLibrary &lib;
+  muon_nccl_op *op;
+};
+
+class NcclBackend : public Backend {
+public:
+  NcclBackend(int *argc, char ***argv) : mpi(createMpiBackend(argc, argv)) {}
+
+  std::string name() const override { return "nccl"; }
+  int64_t worldRank() const override { return mpi->worldRank(); }
+  int64_t worldSize() const override { return mpi->worldSize(); }
+
+  int split(int64_t color, int64_t key, std::string &error) override {
+    if (!world)
+      startWorld();
+    int id = mpi->split(color, key, error);
+    if (id < 0)
+      return id;
+    muon_nccl_comm *comm = nullptr;
+    if (lib.split(world, static_cast<int>(color), static_cast<int>(key), &comm,
+                  timeoutSeconds()) != 0) {
+      error = std::string("NCCL: ") + lib.error();
+      return -1;
+    }
+    if (static_cast<int>(comms.size()) <= id)
+      comms.resize(id + 1, nullptr);
+    comms[id] = comm;
+    return id;
+  }
+
+  void finalize() override {
+    for (muon_nccl_comm *&c : comms)
+      if (c) {
+        lib.destroy(c);
+        c = nullptr;
+      }
+    if (world)
+      lib.destroy(world);
+    world = nullptr;
+    mpi->finalize();
+  }
+  [[noreturn]] void abort(int code) override {
+    // NCCL's abort returns even when peers are gone; MPI's then ends the job.
+    for (muon_nccl_comm *c : comms)
+      if (c)
+        lib.abort(c);
+    if (world)
+      lib.abort(world);
+    mpi->abort(code);
+    std::_Exit(code);
+  }
+  void barrier() override { mpi->barrier(); }
+  Op worldBarrier(std::string &error) override {
+    return mpi->worldBarrier(error);
+  }
+
+  Op allGatherV(int comm, const float *in, int64_t n, float *out,
+                const Counts &c, std::string &error) override {
+    muon_nccl_collective k = blocks(MUON_NCCL_ALL_GATHER_V, c);
+    k.in = in;
+    k.in_count = n;
+    k.out = out;
+    return start(comm, k, error);
+  }
+  Op gatherV(int comm, const float *in, int64_t n, float *out, const Counts &c,
+             int root, std::string &error) override {
+    muon_nccl_collective k = blocks(MUON_NCCL_GATHER_V, c);
+    k.in = in;
+    k.in_count = n;
+    k.out = out;
+    k.root = root;
+    return start(comm, k, error);
+  }
+  Op scatterV(int comm, const float *in, const Counts &c, float *out,
+              int64_t n, int root, std::string &error) override {
+    muon_nccl_collective k = blocks(MUON_NCCL_SCATTER_V, c);
+    k.in = in;
+    k.out = out;
+    k.out_count = n;
+    k.root = root;
+    return start(comm, k, error);
+  }
+  Op reduceScatterV(int comm, const float *in, float *out, const Counts &c,
+                    Reduce r, std::string &error) override {
+    muon_nccl_collective k = blocks(MUON_NCCL_REDUCE_SCATTER_V, c);
+    k.in = in;
+    k.out = out;
+    k.reduce = reduction(r);
+    return start(comm, k, error);
+  }
+  Op allReduce(int comm, const float *in, float *out, int64_t n, Reduce r,
+               std::string &error) override {
+    muon_nccl_collective k{};
+    k.kind = MUON_NCCL_ALL_REDUCE;
+    k.in = in;
+    k.in_count = n;
+    k.out = out;
+    k.out_count = n;
+    k.reduce = reduction(r);
+    return start(comm, k, error);
+  }
+  Op broadcast(int comm, float *buf, int64_t n, int root,
+               std::string &error) override {
+    muon_nccl_collective k{};
+    k.kind = MUON_NCCL_BROADCAST;
+    k.out = buf;
+    k.out_count = n;
+    k.root = root;
+    return start(comm, k, error);
+  }
+  // Shapes and other bytes that are not tensor data stay on MPI.
+  Op broadcastBytes(int comm, void *buf, int64_t bytes, int root,
+                    std::string &error) override {
+    return mpi->broadcastBytes(comm, buf, bytes, root, error);
+  }
+  Op allGatherBytes(int comm, const void *in, int64_t bytes, void *out,
+                    std::string &error) override {
+    return mpi->allGatherBytes(comm, in, bytes, out, error);
+  }
+  Op allToAllV(int comm, const float *in, const Counts &send, float *out,
+               const Counts &recv, std::string &error) override {
+    muon_nccl_collective k = blocks(MUON_NCCL_ALL_TO_ALL_V, send);
+    k.in = in;
+    k.out = out;
+    k.recv_counts = recv.counts.data();
+    k.recv_displs = recv.displs.data();
+    return start(comm, k, error);
+  }
+
+private:
+  static muon_nccl_collective blocks(int kind, const Counts &c) {
+    muon_nccl_collective k{};
+    k.kind = kind;
+    k.counts = c.counts.data();
+    k.displs = c.displs.data();
+    return k;
+  }
+  /// An average is a sum the layer above divides (as over MPI).
+  static int reduction(Reduce r) {
+    return r == Reduce::Max   ? MUON_NCCL_MAX
+           : r == Reduce::Min ? MUON_NCCL_MIN
+                              : MUON_NCCL_SUM;
+  }
+  Op start(int comm, const muon_nccl_collective &k, std::string &error) {
+    if (comm < 0 || comm >= static_cast<int>(comms.size()) || !comms[comm]) {
+      error = "no NCCL communicator " + std::to_string(comm);
+      return nullptr;
+    }
+    muon_nccl_op *op = nullptr;
+    if (lib.start(comms[comm], &k, MUON_NCCL_HOST, &op) != 0) {
+      error = std::string("NCCL: ") + lib.error();
+      return nullptr;
+    }
+    return std::make_unique<NcclOp>(lib, op);
+  }
+
+  /// Waits for an MPI operation of the start-up within the timeout.
+  void await(Op op, const std::string &what, std::string error) {
+    if (!op)
+      fatal(kOp, kComm, what + ": " + error);
+    auto begin = std::chrono::steady_clock::now();
+    while (!op->test(error) && error.empty()) {
+      std::this_thread::yield();
+      double waited = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - begin)
+                          .count();
+      if (waited > timeoutSeconds())
+        fatal(kOp, kComm, what + ": timed out waiting for the other ranks");
+    }
+    if (!error.empty())
+      fatal(kOp, kComm, what + ": " + error);
+  }
+
+  /// The NCCL world: rank 0's unique id sent to every rank over MPI.
+  void startWorld() {
+    lib = loadLibrary();
+    int devices = lib.deviceCount();
+    if (devices < 1)
+      fatal(kOp, kComm,
+            "no CUDA device on this machine (the NCCL transport needs one "
+            "GPU per rank; use the MPI transport without GPUs)");
+    std::string error;
+    int worldComm = mpi->split(0, mpi->worldRank(), error);
+    if (worldComm < 0)
+      fatal(kOp, kComm, "MPI world: " + error);
+    int device = localRank() % devices;
+    if (localRank() >= devices)
+      fatal(kOp, kComm,
+            "local rank " + std::to_string(localRank()) + " has no GPU of its "
+            "own (" + std::to_string(devices) + " on this node): NCCL needs "
+            "one GPU per rank; use the MPI transport to share a GPU");
+    char id[MUON_NCCL_ID_BYTES] = {};
+    if (mpi->worldRank() == 0 && lib.uniqueId(id) != 0)
+      fatal(kOp, kComm, lib.error());
+    Op sent = mpi->broadcastBytes(worldComm, id, sizeof id, 0, error);
+    await(std::move(sent), "sending NCCL's unique id", error);
+    if (lib.init(&world, id, static_cast<int>(mpi->worldSize()),
+                 static_cast<int>(mpi->worldRank()), device,
+                 timeoutSeconds()) != 0)
+      fatal(kOp, kComm, lib.error());
+  }
+
+  std::unique_ptr<Backend> mpi;
+  NcclLibrary lib{};
+  muon_nccl_comm *world = nullptr;
+  std::vector<muon_nccl_comm *> comms; // by MPI communicator id
+};
+
+} // namespace
+
+std::unique_ptr<Backend> muon::rt::createNcclBackend(int *argc, char ***argv) {
+  return std::make_unique<NcclBackend>(argc, argv);
+}
