@@ -145,7 +145,7 @@ if [ -n "$muonrun" ]; then
     say "nccl transport: not built here (no NCCL found by CMake)"
   fi
   step_check "main example cpu" --steps 3 "$root/examples/llama-tp-fsdp.mlir"
-  step_check "main example cuda fp32" --target cuda --steps 3 "$root/examples/llama-tp-fsdp.mlir"
+  step_check "main example cuda fp32" --target cuda --steps 3 --trace "$report/trace-main-cuda.json" "$root/examples/llama-tp-fsdp.mlir"
   step_check "main example cuda bf16" --target cuda --steps 3 --rtol 1e-3 --atol 1e-3 "$steps/main-bf16.mlir"
 else
   say "== the step with target=cuda: skipped (no muon-run: build with LLVM 22, or pass MUON_GPU_BUNDLE)"

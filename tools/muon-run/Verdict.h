@@ -30,6 +30,9 @@ std::vector<float> assembleOnRankZero(const StepSpec &spec, size_t i,
 
 struct Timing {
   double compileSeconds = 0, stepSeconds = 0, referenceSeconds = 0;
+  /// The first step alone: it also pays one-time set-up (GPU context and
+  /// libraries, communicators), which the later steps do not.
+  double firstStepSeconds = 0;
   /// The launcher's one compile for every rank (0: each rank compiled).
   double launcherCompileSeconds = 0;
   /// The launcher took the compiled step from the cache.

@@ -73,7 +73,10 @@ public:
     double traceStart = muon_rt_trace_now();
     std::string error = entry.invoke(args, argShapes, results, resultShapes,
                                      state.scalarArguments());
-    timing.stepSeconds += secondsSince(start);
+    double seconds = secondsSince(start);
+    timing.stepSeconds += seconds;
+    if (t == 0)
+      timing.firstStepSeconds = seconds;
     std::string stepName = "step " + std::to_string(t);
     muon_rt_trace_mark(0, stepName.c_str(), traceStart, muon_rt_trace_now());
     if (!error.empty())
