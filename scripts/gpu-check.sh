@@ -82,12 +82,11 @@ elif [ -n "${MUON_GPU_BUNDLE:-}" ]; then
   # loads, so a machine's own mpirun of another MPI would not do).
   if [ -x "$bundle/bin/mpirun" ]; then
     export PATH=$bundle/bin:$PATH OPAL_PREFIX=$bundle
-    # PMIx's plugins too (a machine's own PMIx of another version would be
-    # found at the path the bundle's was built with).
-    pmix=$(ls -d "$bundle"/lib/*/pmix2 2>/dev/null | head -1)
-    if [ -n "$pmix" ]; then
-      export PMIX_MCA_mca_base_component_path=$pmix/lib/pmix
-    fi
+    # The bundle's PMIx looks for its optional plugins where it was built
+    # (/usr/lib/x86_64-linux-gnu/pmix2): a machine's own PMIx of another
+    # version there has plugins it cannot load. Those are skipped either
+    # way (its built-in components suffice on one node); say nothing of it.
+    export PMIX_MCA_pmix_mca_base_component_show_load_errors=0
     export PMIX_MCA_pcompress_base_silence_warning=1
   fi
   # The GPU libraries built here, against this machine's CUDA and NCCL.

@@ -77,15 +77,6 @@ if command -v ompi_info >/dev/null; then
     done
     [ $missing -eq 0 ] && cp "$plugin" "$stage/$(relative "$pkglibdir")/"
   done
-  # PMIx (Open MPI's launch interface) and its plugins, relocated with
-  # PMIX_INSTALL_PREFIX=<bundle>/<its path under the prefix>.
-  pmixdir=$(dirname "$(readlink -f "$(mpi_lib libpmix.so.2)")")/..
-  if [ -d "$pmixdir/lib/pmix" ]; then
-    pmixdir=$(readlink -f "$pmixdir")
-    mkdir -p "$stage/$(relative "$pmixdir")/lib"
-    cp -r "$pmixdir/lib/pmix" "$stage/$(relative "$pmixdir")/lib/"
-    [ -d "$pmixdir/share" ] && cp -r "$pmixdir/share" "$stage/$(relative "$pmixdir")/"
-  fi
   echo "make-gpu-bundle: Open MPI $(ompi_info --version | awk 'NR==1 {print $NF}') with $(ls "$stage/$(relative "$pkglibdir")" | wc -l) plugins"
 fi
 tar -C "$stage" -cf - . | xz -T0 -6 >"$out"

@@ -11,7 +11,9 @@ on 4 ranks measured in the same run):
                    [dp = 2, tp = 2] mesh (fp32 Newton-Schulz; --device cuda
                    runs it with --target cuda, the 4 ranks sharing the GPU)
   ours (1 rank)    the same matrices on a 1x1 mesh: one process, as
-                   torch.optim.Muon runs
+                   torch.optim.Muon runs (--device cuda: also with
+                   MUON_RT_CUDA_GRAPHS=0, each Newton-Schulz as plain
+                   launches instead of a replayed graph)
   torch.optim.Muon 1 process, as shipped (bf16 Newton-Schulz, hard-coded)
   dtensor-muon     PyPI `dtensor-muon` on 4 gloo processes, the same 2x2
                    mesh and placements, its default orthogonalisation
@@ -47,7 +49,7 @@ SHAPES = [(f"layers.{l}.{n}", o, i, kind) for l in range(LAYERS)
           for n, o, i, kind in LAYER]
 
 
-def ours(muon_run, steps, device, ranks=4):
+def ours(muon_run, steps, device, ranks=4, env=None):
     """Seconds per step after the first (which also pays one-time set-up:
     GPU contexts, cuBLAS, communicators), and whether the check passed.
     ranks=1: the example on a 1x1 mesh (the same matrices, one process)."""
@@ -65,7 +67,8 @@ def ours(muon_run, steps, device, ranks=4):
     cmd = [muon_run, step, "--steps", str(steps + 1)]
     if device == "cuda":
         cmd += ["--target", "cuda"]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    out = subprocess.run(cmd, capture_output=True, text=True,
+                         env=dict(os.environ, **(env or {})))
     if tmp:
         os.unlink(tmp.name)
     text = out.stdout + out.stderr
@@ -174,6 +177,13 @@ def main():
     passed &= one_passed
     gpu = ", 1 GPU" if args.device == "cuda" else ""
     rows = [(f"ours (4 ranks{gpu})", ours_s), (f"ours (1 rank{gpu})", one_s)]
+    if args.device == "cuda":
+        # The GPU Newton-Schulz of small matrices without graph replay.
+        plain_s, plain_passed = ours(args.muon_run, args.steps, args.device,
+                                     ranks=1,
+                                     env={"MUON_RT_CUDA_GRAPHS": "0"})
+        passed &= plain_passed
+        rows.append(("ours (1 rank, 1 GPU, no graphs)", plain_s))
     rows.append(("torch.optim.Muon (1 process)",
                  torch_muon(args.steps, args.device)))
     if args.device == "cpu":

@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -60,6 +61,39 @@ struct DeviceBuffer {
     ptr = nullptr;
     bytes = 0;
   }
+};
+
+/// Pinned host memory that only grows (the host entry's staging).
+struct PinnedBuffer {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  cudaError_t reserve(size_t want) {
+    if (want <= bytes)
+      return cudaSuccess;
+    release();
+    cudaError_t err = cudaMallocHost(&ptr, want);
+    if (err == cudaSuccess)
+      bytes = want;
+    else
+      ptr = nullptr;
+    return err;
+  }
+  void release() {
+    if (ptr)
+      cudaFreeHost(ptr);
+    ptr = nullptr;
+    bytes = 0;
+  }
+};
+
+/// A host call captured once and replayed: the copy in from the pinned
+/// block, Newton-Schulz on the staging buffer and the copy out, as one graph
+/// launch instead of some 30 launches and two pageable copies. The key holds
+/// everything the capture baked in: shape, steps, coefficients, eps,
+/// precision and every buffer's address.
+struct HostGraph {
+  std::string key;
+  cudaGraphExec_t exec = nullptr;
 };
 
 /// The device pointer arrays of one tiled product (A, B and C operands of
@@ -112,7 +146,16 @@ struct muon_cuda_ns_context {
   cublasHandle_t blas = nullptr;
   DeviceBuffer w0, w1, a, b, partial, scale;
   DeviceBuffer stage; // muon_cuda_ns_host's device copy of the matrices
+  /// cuBLAS's workspace, ours so that a captured graph owns no allocation
+  /// and every call (captured or not) runs the same GEMM algorithms.
+  DeviceBuffer workspace;
   std::vector<TileArrays> tiles; // a few entries: W0, W1 and A products
+  // muon_cuda_ns_host's graphs (whole products only) on a stream of its own
+  // (capture needs one; the caller's may be the legacy default stream).
+  cudaStream_t hostStream = nullptr;
+  PinnedBuffer pinned;
+  std::vector<HostGraph> graphs;
+  bool useGraphs = true; // MUON_RT_CUDA_GRAPHS=0: plain launches
   std::string error;
 };
 
@@ -210,6 +253,21 @@ bool validTile(int64_t tile, int64_t p) {
   return tile > 0 && tile < p && p % tile == 0 && tile % 32 == 0;
 }
 
+/// The work buffers a call of this shape needs, reserved before a capture
+/// (a graph must not see them move) and by run() itself.
+bool reserveWork(Ctx &ctx, Status &st, int64_t batch, int64_t m, int64_t n,
+                 int precision) {
+  int64_t p = m < n ? m : n, q = m < n ? n : m;
+  size_t es = precision == MUON_CUDA_FP32 ? 4 : 2;
+  return ok(st, ctx.w0.reserve(batch * p * q * es), "cudaMalloc (work)") &&
+         ok(st, ctx.w1.reserve(batch * p * q * es), "cudaMalloc (work)") &&
+         ok(st, ctx.a.reserve(batch * p * p * es), "cudaMalloc (Gram)") &&
+         ok(st, ctx.b.reserve(batch * p * p * es), "cudaMalloc (Gram)") &&
+         ok(st, ctx.partial.reserve(batch * kNormBlocks * sizeof(double)),
+            "cudaMalloc (norm)") &&
+         ok(st, ctx.scale.reserve(batch * sizeof(float)), "cudaMalloc (norm)");
+}
+
 bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
          int64_t steps, const double *coeffs, int64_t ncoeffs, double eps,
          int precision, int64_t tile) {
@@ -246,16 +304,12 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
                    std::to_string(p) +
                    ": a tile must divide p and be a multiple of 32");
   Elem e = precision == MUON_CUDA_FP32 ? Elem::F32 : Elem::BF16;
-  size_t es = e == Elem::F32 ? 4 : 2;
 
-  if (!ok(st, ctx.w0.reserve(batch * p * q * es), "cudaMalloc (work)") ||
-      !ok(st, ctx.w1.reserve(batch * p * q * es), "cudaMalloc (work)") ||
-      !ok(st, ctx.a.reserve(batch * p * p * es), "cudaMalloc (Gram)") ||
-      !ok(st, ctx.b.reserve(batch * p * p * es), "cudaMalloc (Gram)") ||
-      !ok(st, ctx.partial.reserve(batch * kNormBlocks * sizeof(double)),
-          "cudaMalloc (norm)") ||
-      !ok(st, ctx.scale.reserve(batch * sizeof(float)), "cudaMalloc (norm)") ||
-      !ok(st, cublasSetStream(ctx.blas, ctx.stream), "cublasSetStream"))
+  if (!reserveWork(ctx, st, batch, m, n, precision) ||
+      !ok(st, cublasSetStream(ctx.blas, ctx.stream), "cublasSetStream") ||
+      !ok(st,
+          cublasSetWorkspace(ctx.blas, ctx.workspace.ptr, ctx.workspace.bytes),
+          "cublasSetWorkspace"))
     return false;
 
   auto *partial = static_cast<double *>(ctx.partial.ptr);
@@ -298,6 +352,101 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
             "unpack kernel");
 }
 
+template <typename T> void appendKey(std::string &key, const T &v) {
+  key.append(reinterpret_cast<const char *>(&v), sizeof v);
+}
+
+/// muon_cuda_ns_host through a graph, when the products are whole (small
+/// matrices, where launches cost more than the arithmetic). Returns false
+/// with `handled` unset when the call should take the plain path instead.
+bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
+                  int64_t m, int64_t n, int64_t steps, const double *coeffs,
+                  int64_t ncoeffs, double eps, int precision, int64_t tile,
+                  bool &handled) {
+  handled = false;
+  int64_t p = m < n ? m : n;
+  if (!ctx.useGraphs || !x || !coeffs || bytes == 0 || batch < 1 ||
+      batch > 65535 || steps < 0 || (ncoeffs != 3 && ncoeffs != 3 * steps) ||
+      (precision != MUON_CUDA_FP32 && precision != MUON_CUDA_BF16))
+    return false;
+  int64_t resolved = tile == MUON_CUDA_TILE_AUTO
+                         ? muon_cuda_ns_auto_tile(p, precision)
+                         : tile == MUON_CUDA_TILE_FULL ? p : tile;
+  if (resolved < p)
+    return false;
+  if (!ctx.hostStream &&
+      cudaStreamCreateWithFlags(&ctx.hostStream, cudaStreamNonBlocking) !=
+          cudaSuccess) {
+    cudaGetLastError();
+    ctx.useGraphs = false;
+    return false;
+  }
+  handled = true;
+  if (!ok(st, ctx.stage.reserve(bytes), "cudaMalloc (staging)") ||
+      !ok(st, ctx.pinned.reserve(bytes), "cudaMallocHost (staging)") ||
+      !reserveWork(ctx, st, batch, m, n, precision))
+    return false;
+  std::string key;
+  for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tile})
+    appendKey(key, v);
+  for (int64_t i = 0; i < ncoeffs; ++i)
+    appendKey(key, coeffs[i]);
+  appendKey(key, eps);
+  for (const void *ptr : {ctx.stage.ptr, ctx.pinned.ptr, ctx.w0.ptr, ctx.w1.ptr,
+                          ctx.a.ptr, ctx.b.ptr, ctx.partial.ptr, ctx.scale.ptr,
+                          ctx.workspace.ptr})
+    appendKey(key, ptr);
+  cudaGraphExec_t exec = nullptr;
+  for (HostGraph &g : ctx.graphs)
+    if (g.key == key)
+      exec = g.exec;
+  if (!exec) {
+    if (ctx.graphs.size() >= 64) {
+      for (HostGraph &g : ctx.graphs)
+        cudaGraphExecDestroy(g.exec);
+      ctx.graphs.clear();
+    }
+    cudaStream_t caller = ctx.stream;
+    ctx.stream = ctx.hostStream;
+    float *dev = static_cast<float *>(ctx.stage.ptr);
+    cudaGraph_t graph = nullptr;
+    bool captured =
+        ok(st,
+           cudaStreamBeginCapture(ctx.hostStream,
+                                  cudaStreamCaptureModeThreadLocal),
+           "cudaStreamBeginCapture");
+    bool built = captured &&
+                 ok(st,
+                    cudaMemcpyAsync(dev, ctx.pinned.ptr, bytes,
+                                    cudaMemcpyHostToDevice, ctx.hostStream),
+                    "cudaMemcpyAsync (to device)") &&
+                 run(ctx, st, dev, batch, m, n, steps, coeffs, ncoeffs, eps,
+                     precision, tile) &&
+                 ok(st,
+                    cudaMemcpyAsync(ctx.pinned.ptr, dev, bytes,
+                                    cudaMemcpyDeviceToHost, ctx.hostStream),
+                    "cudaMemcpyAsync (to host)");
+    if (captured) {
+      cudaError_t end = cudaStreamEndCapture(ctx.hostStream, &graph);
+      built = built && ok(st, end, "cudaStreamEndCapture");
+    }
+    ctx.stream = caller;
+    built = built && ok(st, cudaGraphInstantiate(&exec, graph, 0),
+                        "cudaGraphInstantiate");
+    if (graph)
+      cudaGraphDestroy(graph);
+    if (!built)
+      return false;
+    ctx.graphs.push_back({key, exec});
+  }
+  std::memcpy(ctx.pinned.ptr, x, bytes);
+  if (!ok(st, cudaGraphLaunch(exec, ctx.hostStream), "cudaGraphLaunch") ||
+      !ok(st, cudaStreamSynchronize(ctx.hostStream), "cudaStreamSynchronize"))
+    return false;
+  std::memcpy(x, ctx.pinned.ptr, bytes);
+  return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -327,6 +476,17 @@ int muon_cuda_ns_create(muon_cuda_ns_context **out, void *stream) {
     delete ctx;
     return 1;
   }
+  // 32 MiB: what cuBLAS reserves by default on Hopper.
+  cudaError_t err = ctx->workspace.reserve(32u << 20);
+  if (err != cudaSuccess) {
+    createError = std::string("cudaMalloc (cuBLAS workspace): ") +
+                  cudaGetErrorString(err);
+    cublasDestroy(ctx->blas);
+    delete ctx;
+    return 1;
+  }
+  const char *graphs = std::getenv("MUON_RT_CUDA_GRAPHS");
+  ctx->useGraphs = !(graphs && std::strcmp(graphs, "0") == 0);
   createError.clear();
   *out = ctx;
   return 0;
@@ -337,9 +497,14 @@ void muon_cuda_ns_destroy(muon_cuda_ns_context *ctx) {
     return;
   for (TileArrays &t : ctx->tiles)
     t.dev.release();
+  for (HostGraph &g : ctx->graphs)
+    cudaGraphExecDestroy(g.exec);
+  if (ctx->hostStream)
+    cudaStreamDestroy(ctx->hostStream);
+  ctx->pinned.release();
   for (DeviceBuffer *b :
        {&ctx->w0, &ctx->w1, &ctx->a, &ctx->b, &ctx->partial, &ctx->scale,
-        &ctx->stage})
+        &ctx->stage, &ctx->workspace})
     b->release();
   cublasDestroy(ctx->blas);
   delete ctx;
@@ -371,9 +536,15 @@ int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
   Status st;
   size_t bytes = (size_t)(batch > 0 ? batch : 0) * (size_t)(m > 0 ? m : 0) *
                  (size_t)(n > 0 ? n : 0) * sizeof(float);
+  bool handled = false;
+  bool done = runHostGraph(*ctx, st, x, bytes, batch, m, n, steps, coeffs,
+                           ncoeffs, eps, precision, tile, handled);
+  if (handled) {
+    ctx->error = st.error;
+    return done ? 0 : 1;
+  }
   float *dev = nullptr;
-  bool done =
-      x ? true : st.fail("x is null");
+  done = x ? true : st.fail("x is null");
   if (done && bytes > 0) {
     done = ok(st, ctx->stage.reserve(bytes), "cudaMalloc (staging)");
     dev = static_cast<float *>(ctx->stage.ptr);

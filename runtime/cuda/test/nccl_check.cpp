@@ -21,6 +21,8 @@ namespace {
 
 int failures = 0;
 
+/// One line per check; `detail` (a message, or the error expected) is
+/// printed with it.
 void report(bool ok, const std::string &what, const std::string &detail = "") {
   std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(),
               detail.empty() ? "" : ": ", detail.c_str());
@@ -235,11 +237,14 @@ int main() {
     expectError(world, "no counts", c, "a v-collective without counts");
   }
 
+  // A failure's message only (the last one is kept after a success).
+  auto destroyed = [](muon_nccl_comm *c, const char *what) {
+    bool ok = muon_nccl_comm_destroy(c) == 0;
+    report(ok, what, ok ? "" : muon_nccl_error());
+  };
   if (sub != world)
-    report(muon_nccl_comm_destroy(sub) == 0, "destroy split",
-           muon_nccl_error());
-  report(muon_nccl_comm_destroy(world) == 0, "destroy world",
-         muon_nccl_error());
+    destroyed(sub, "destroy split");
+  destroyed(world, "destroy world");
   std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }

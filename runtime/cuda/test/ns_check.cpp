@@ -6,7 +6,9 @@
 //   fp32: every element within atol = rtol = 1e-5 of the reference;
 //   bf16: relative Frobenius error ||out - ref|| / ||ref|| <= 3e-2 (bf16
 //         operands carry 2^-9 relative rounding per product).
-// Also: two runs give bitwise equal results, and bad arguments return an
+// The host entry (graph replay for whole products, and plain launches) is
+// bitwise equal to the device entry. Also: two runs give bitwise equal
+// results, and bad arguments return an
 // error with a message instead of running. Exit 0 pass, 1 fail, 77 when the
 // machine has no CUDA device (the test is skipped, with a message).
 //
@@ -19,9 +21,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -195,6 +199,66 @@ void checkTilesAgainstWhole(muon_cuda_ns_context *ctx, int64_t m, int64_t n,
     ++failures;
 }
 
+/// The host entry (muon_cuda_ns_host: whole products replayed as a captured
+/// graph, MUON_RT_CUDA_GRAPHS=0 plain launches) against the device entry:
+/// bitwise equal, on the first call (capture), on replays with new data,
+/// after a larger call moved the buffers (a new capture), and for tiles
+/// (never captured).
+void checkHostEntry(muon_cuda_ns_context *graphs, muon_cuda_ns_context *plain,
+                    std::mt19937 &rng) {
+  struct Host {
+    const char *name;
+    int64_t batch, m, n, tile;
+    int precision;
+  };
+  const Host calls[] = {
+      {"256x688 bf16, capture", 1, 256, 688, MUON_CUDA_TILE_AUTO,
+       MUON_CUDA_BF16},
+      {"256x688 bf16, replay", 1, 256, 688, MUON_CUDA_TILE_AUTO,
+       MUON_CUDA_BF16},
+      {"256x688 fp32, replay of another key", 1, 256, 688,
+       MUON_CUDA_TILE_AUTO, MUON_CUDA_FP32},
+      {"4 x 688x256 fp32, buffers grown", 4, 688, 256, MUON_CUDA_TILE_AUTO,
+       MUON_CUDA_FP32},
+      {"256x688 bf16, after the growth", 1, 256, 688, MUON_CUDA_TILE_AUTO,
+       MUON_CUDA_BF16},
+      {"2048x2048 bf16, tiles (plain launches)", 1, 2048, 2048,
+       MUON_CUDA_TILE_AUTO, MUON_CUDA_BF16},
+  };
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (const Host &h : calls) {
+    Case c{h.name, h.batch, h.m, h.n, 5, kQuintic, h.tile};
+    std::vector<float> g(h.batch * h.m * h.n);
+    for (float &v : g)
+      v = normal(rng);
+    std::vector<float> viaDevice = g, viaGraph = g, viaPlain = g;
+    std::string err;
+    if (!runOnDevice(graphs, viaDevice, c, h.precision, err)) {
+      fail(std::string("host entry ") + h.name + ": device entry: " + err);
+      continue;
+    }
+    for (auto [ctx, out] : {std::pair{graphs, &viaGraph},
+                            std::pair{plain, &viaPlain}})
+      if (muon_cuda_ns_host(ctx, out->data(), h.batch, h.m, h.n, 5,
+                            kQuintic.data(), 3, 1e-7, h.precision,
+                            h.tile) != 0)
+        err = muon_cuda_ns_error(ctx);
+    if (!err.empty()) {
+      fail(std::string("host entry ") + h.name + ": " + err);
+      continue;
+    }
+    size_t bytes = g.size() * sizeof(float);
+    bool same = std::memcmp(viaDevice.data(), viaGraph.data(), bytes) == 0 &&
+                std::memcmp(viaDevice.data(), viaPlain.data(), bytes) == 0;
+    if (!same)
+      fail(std::string("host entry ") + h.name +
+           ": graph, plain and device results differ");
+    else
+      std::printf("ok   host entry %s (graph = plain = device, bitwise)\n",
+                  h.name);
+  }
+}
+
 void expectError(muon_cuda_ns_context *ctx, const char *what, float *x,
                  int64_t batch, int64_t m, int64_t n, int64_t steps,
                  int64_t ncoeffs, int64_t tile, const char *needle) {
@@ -243,6 +307,19 @@ int main() {
   for (int precision : {MUON_CUDA_FP32, MUON_CUDA_BF16})
     for (const Case &c : cases)
       checkCase(ctx, c, precision, rng);
+
+  {
+    // A context made with MUON_RT_CUDA_GRAPHS=0 launches without graphs.
+    setenv("MUON_RT_CUDA_GRAPHS", "0", 1);
+    muon_cuda_ns_context *plain = nullptr;
+    if (muon_cuda_ns_create(&plain, nullptr) != 0)
+      fail(std::string("create (no graphs): ") + muon_cuda_ns_error(nullptr));
+    unsetenv("MUON_RT_CUDA_GRAPHS");
+    if (plain) {
+      checkHostEntry(ctx, plain, rng);
+      muon_cuda_ns_destroy(plain);
+    }
+  }
 
   checkTilesAgainstWhole(ctx, 2048, 4096, rng);
   checkTilesAgainstWhole(ctx, 8192, 4096, rng);
