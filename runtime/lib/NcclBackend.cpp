@@ -9,7 +9,8 @@
 // The NCCL world is created at the first communicator, a point every rank
 // reaches collectively: a process that never communicates never touches a
 // GPU. Rank r uses GPU (local rank mod device count); NCCL needs one GPU per
-// rank (the MPI backend lets ranks share one).
+// rank (the MPI backend lets ranks share one), so ranks that would share one
+// are stopped with that cause.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +21,9 @@
 #include "muon/Runtime/muon_runtime_nccl.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 using namespace muon::rt;
@@ -35,6 +38,7 @@ struct NcclLibrary {
   const char *(*error)();
   int (*version)();
   int (*deviceCount)();
+  int (*identity)(int, void *, char *);
   int (*uniqueId)(void *);
   int (*init)(muon_nccl_comm **, const void *, int, int, int, double);
   int (*split)(muon_nccl_comm *, int, int, muon_nccl_comm **, double);
@@ -59,6 +63,7 @@ NcclLibrary loadLibrary() {
   gpuSymbol(h, "muon_nccl_error", l.error, kOp, kComm);
   gpuSymbol(h, "muon_nccl_version", l.version, kOp, kComm);
   gpuSymbol(h, "muon_nccl_device_count", l.deviceCount, kOp, kComm);
+  gpuSymbol(h, "muon_nccl_device_identity", l.identity, kOp, kComm);
   gpuSymbol(h, "muon_nccl_unique_id", l.uniqueId, kOp, kComm);
   gpuSymbol(h, "muon_nccl_comm_init", l.init, kOp, kComm);
   gpuSymbol(h, "muon_nccl_comm_split", l.split, kOp, kComm);
@@ -113,14 +118,17 @@ public:
   }
 
   void finalize() override {
+    // The job's work is done: a communicator that does not close cleanly is
+    // worth a line, not a failure.
+    auto close = [&](muon_nccl_comm *&c) {
+      if (c && lib.destroy(c) != 0)
+        std::fprintf(stderr, "muon-rt: warning: rank %lld: finalize on nccl: %s\n",
+                     static_cast<long long>(mpi->worldRank()), lib.error());
+      c = nullptr;
+    };
     for (muon_nccl_comm *&c : comms)
-      if (c) {
-        lib.destroy(c);
-        c = nullptr;
-      }
-    if (world)
-      lib.destroy(world);
-    world = nullptr;
+      close(c);
+    close(world);
     mpi->finalize();
   }
   [[noreturn]] void abort(int code) override {
@@ -267,12 +275,28 @@ private:
     int worldComm = mpi->split(0, mpi->worldRank(), error);
     if (worldComm < 0)
       fatal(kOp, kComm, "MPI world: " + error);
+    // Local rank mod devices: also right where each rank sees only its own
+    // GPU (CUDA_VISIBLE_DEVICES per rank). Ranks that end up on one GPU
+    // (compared by UUID over the whole job) stop with the cause, before
+    // NCCL would refuse them with less to go on.
     int device = localRank() % devices;
-    if (localRank() >= devices)
-      fatal(kOp, kComm,
-            "local rank " + std::to_string(localRank()) + " has no GPU of its "
-            "own (" + std::to_string(devices) + " on this node): NCCL needs "
-            "one GPU per rank; use the MPI transport to share a GPU");
+    struct Identity {
+      unsigned char uuid[16];
+      char pci[32];
+    } mine{}, *all = nullptr;
+    if (lib.identity(device, mine.uuid, mine.pci) != 0)
+      fatal(kOp, kComm, lib.error());
+    std::vector<Identity> everyone(mpi->worldSize());
+    all = everyone.data();
+    Op shared = mpi->allGatherBytes(worldComm, &mine, sizeof mine, all, error);
+    await(std::move(shared), "comparing the ranks' GPUs", error);
+    for (int64_t r = 0; r < mpi->worldSize(); ++r)
+      if (r != mpi->worldRank() &&
+          std::memcmp(all[r].uuid, mine.uuid, sizeof mine.uuid) == 0)
+        fatal(kOp, kComm,
+              "this rank and rank " + std::to_string(r) + " share GPU " +
+                  mine.pci + ": NCCL needs one GPU per rank; use the MPI "
+                  "transport to share a GPU");
     char id[MUON_NCCL_ID_BYTES] = {};
     if (mpi->worldRank() == 0 && lib.uniqueId(id) != 0)
       fatal(kOp, kComm, lib.error());

@@ -70,16 +70,16 @@ size_t pinnedSize(size_t bytes) {
   return size;
 }
 
-/// A pinned block of at least `bytes` (pinnedSize(bytes) when new).
+/// A pinned block of pinnedSize(bytes): blocks are reused within their size
+/// class only, so a small collective never holds a large block.
 void *takePinned(size_t bytes, size_t &size, std::string &error) {
-  auto it = freePinned.lower_bound(bytes);
+  size = pinnedSize(bytes);
+  auto it = freePinned.find(size);
   if (it != freePinned.end()) {
-    size = it->first;
     void *p = it->second;
     freePinned.erase(it);
     return p;
   }
-  size = pinnedSize(bytes);
   void *p = nullptr;
   cudaError_t e = cudaMallocHost(&p, size);
   if (e != cudaSuccess) {
@@ -213,6 +213,17 @@ int muon_nccl_device_count(void) {
     return 0;
   }
   return count;
+}
+
+int muon_nccl_device_identity(int device, void *uuid, char *pci) {
+  cudaDeviceProp prop;
+  cudaError_t e = cudaGetDeviceProperties(&prop, device);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetPCIBusId(pci, 32, device);
+  if (e != cudaSuccess)
+    return fail("GPU " + std::to_string(device) + ": " + cudaText(e));
+  std::memcpy(uuid, &prop.uuid, 16);
+  return 0;
 }
 
 int muon_nccl_unique_id(void *id) {
@@ -413,6 +424,9 @@ int muon_nccl_start(muon_nccl_comm *comm, const muon_nccl_collective *c,
   op->comm = comm;
   std::string error;
   float *dStage = nullptr;
+  // A failed start frees nothing that work already queued may still use,
+  // and never waits: the stream may be stuck behind a dead peer, and the
+  // caller is about to abort the communicators.
   auto abandon = [&](std::string why) {
     if (dStage)
       cudaFreeAsync(dStage, commStream);
@@ -592,15 +606,18 @@ int muon_nccl_test(muon_nccl_op *op) {
   if (op->finished)
     return 1;
   cudaError_t e = cudaEventQuery(op->done);
-  if (e == cudaErrorNotReady) {
-    ncclResult_t state = ncclSuccess;
-    ncclResult_t r = ncclCommGetAsyncError(op->comm->comm, &state);
-    if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress)) {
-      lastError = ncclText(r != ncclSuccess ? r : state, op->comm->comm);
-      return -1;
-    }
-    return 0;
+  if (e == cudaErrorNotReady)
+    cudaGetLastError(); // not an error: keep it from later calls' checks
+  // NCCL's asynchronous error, also once the event has passed (the kernels
+  // of a failed communicator may end early, their output not written).
+  ncclResult_t state = ncclSuccess;
+  ncclResult_t r = ncclCommGetAsyncError(op->comm->comm, &state);
+  if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress)) {
+    lastError = ncclText(r != ncclSuccess ? r : state, op->comm->comm);
+    return -1;
   }
+  if (e == cudaErrorNotReady)
+    return 0;
   if (e != cudaSuccess) {
     lastError = "cudaEventQuery: " + cudaText(e);
     return -1;
@@ -616,15 +633,15 @@ void muon_nccl_op_free(muon_nccl_op *op) {
   if (!op)
     return;
   // Staging memory goes back to the pool only once the stream has passed
-  // the operation's copies.
-  if (!op->finished && op->done)
-    cudaEventSynchronize(op->done);
-  else if (!op->finished && commStream)
-    cudaStreamSynchronize(commStream);
-  if (op->pinnedIn)
-    freePinned.emplace(op->pinnedInBytes, op->pinnedIn);
-  if (op->pinnedOut)
-    freePinned.emplace(op->pinnedOutBytes, op->pinnedOut);
+  // the operation's copies; an operation freed before that (a failed job)
+  // leaves it to the stream. Never waits: the stream may be stuck behind a
+  // dead peer.
+  if (op->finished) {
+    if (op->pinnedIn)
+      freePinned.emplace(op->pinnedInBytes, op->pinnedIn);
+    if (op->pinnedOut)
+      freePinned.emplace(op->pinnedOutBytes, op->pinnedOut);
+  }
   if (op->done)
     cudaEventDestroy(op->done);
   delete op;

@@ -27,6 +27,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -39,39 +40,17 @@ namespace {
 
 thread_local std::string createError;
 
-/// A device allocation that only grows.
-struct DeviceBuffer {
-  void *ptr = nullptr;
-  size_t bytes = 0;
-  cudaError_t reserve(size_t want) {
-    if (want <= bytes)
-      return cudaSuccess;
-    if (ptr)
-      cudaFree(ptr);
-    ptr = nullptr;
-    bytes = 0;
-    cudaError_t err = cudaMalloc(&ptr, want);
-    if (err == cudaSuccess)
-      bytes = want;
-    return err;
-  }
-  void release() {
-    if (ptr)
-      cudaFree(ptr);
-    ptr = nullptr;
-    bytes = 0;
-  }
-};
-
-/// Pinned host memory that only grows (the host entry's staging).
-struct PinnedBuffer {
+/// An allocation that only grows: device memory, or pinned host memory.
+template <cudaError_t (*Allocate)(void **, size_t),
+          cudaError_t (*Free)(void *)>
+struct GrowingBuffer {
   void *ptr = nullptr;
   size_t bytes = 0;
   cudaError_t reserve(size_t want) {
     if (want <= bytes)
       return cudaSuccess;
     release();
-    cudaError_t err = cudaMallocHost(&ptr, want);
+    cudaError_t err = Allocate(&ptr, want);
     if (err == cudaSuccess)
       bytes = want;
     else
@@ -80,11 +59,14 @@ struct PinnedBuffer {
   }
   void release() {
     if (ptr)
-      cudaFreeHost(ptr);
+      Free(ptr);
     ptr = nullptr;
     bytes = 0;
   }
 };
+using DeviceBuffer = GrowingBuffer<cudaMalloc, cudaFree>;
+/// The host entry's staging.
+using PinnedBuffer = GrowingBuffer<cudaMallocHost, cudaFreeHost>;
 
 /// A host call captured once and replayed: the copy in from the pinned
 /// block, Newton-Schulz on the staging buffer and the copy out, as one graph
@@ -93,6 +75,7 @@ struct PinnedBuffer {
 /// precision and every buffer's address.
 struct HostGraph {
   std::string key;
+  std::string buffers; // the addresses part of the key
   cudaGraphExec_t exec = nullptr;
 };
 
@@ -153,6 +136,7 @@ struct muon_cuda_ns_context {
   // muon_cuda_ns_host's graphs (whole products only) on a stream of its own
   // (capture needs one; the caller's may be the legacy default stream).
   cudaStream_t hostStream = nullptr;
+  cudaEvent_t callerDone = nullptr; // orders hostStream after `stream`
   PinnedBuffer pinned;
   std::vector<HostGraph> graphs;
   bool useGraphs = true; // MUON_RT_CUDA_GRAPHS=0: plain launches
@@ -356,6 +340,16 @@ template <typename T> void appendKey(std::string &key, const T &v) {
   key.append(reinterpret_cast<const char *>(&v), sizeof v);
 }
 
+/// Turns graphs off for the context after a failed capture or a staging
+/// that could not be pinned: the call (and every later one) takes the plain
+/// path, which reports any error of the call itself.
+bool withoutGraphs(Ctx &ctx, bool &handled) {
+  cudaGetLastError(); // the capture's error is not the next call's
+  ctx.useGraphs = false;
+  handled = false;
+  return false;
+}
+
 /// muon_cuda_ns_host through a graph, when the products are whole (small
 /// matrices, where launches cost more than the arithmetic). Returns false
 /// with `handled` unset when the call should take the plain path instead.
@@ -375,36 +369,46 @@ bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
   if (resolved < p)
     return false;
   if (!ctx.hostStream &&
-      cudaStreamCreateWithFlags(&ctx.hostStream, cudaStreamNonBlocking) !=
-          cudaSuccess) {
-    cudaGetLastError();
-    ctx.useGraphs = false;
-    return false;
-  }
+      (cudaStreamCreateWithFlags(&ctx.hostStream, cudaStreamNonBlocking) !=
+           cudaSuccess ||
+       cudaEventCreateWithFlags(&ctx.callerDone, cudaEventDisableTiming) !=
+           cudaSuccess))
+    return withoutGraphs(ctx, handled);
+  Status reserve;
+  if (!ok(reserve, ctx.stage.reserve(bytes), "cudaMalloc (staging)") ||
+      !ok(reserve, ctx.pinned.reserve(bytes), "cudaMallocHost (staging)") ||
+      !reserveWork(ctx, reserve, batch, m, n, precision))
+    return withoutGraphs(ctx, handled);
   handled = true;
-  if (!ok(st, ctx.stage.reserve(bytes), "cudaMalloc (staging)") ||
-      !ok(st, ctx.pinned.reserve(bytes), "cudaMallocHost (staging)") ||
-      !reserveWork(ctx, st, batch, m, n, precision))
-    return false;
   std::string key;
   for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tile})
     appendKey(key, v);
   for (int64_t i = 0; i < ncoeffs; ++i)
     appendKey(key, coeffs[i]);
   appendKey(key, eps);
+  std::string buffers;
   for (const void *ptr : {ctx.stage.ptr, ctx.pinned.ptr, ctx.w0.ptr, ctx.w1.ptr,
                           ctx.a.ptr, ctx.b.ptr, ctx.partial.ptr, ctx.scale.ptr,
                           ctx.workspace.ptr})
-    appendKey(key, ptr);
+    appendKey(buffers, ptr);
+  key += buffers;
   cudaGraphExec_t exec = nullptr;
   for (HostGraph &g : ctx.graphs)
     if (g.key == key)
       exec = g.exec;
   if (!exec) {
-    if (ctx.graphs.size() >= 64) {
-      for (HostGraph &g : ctx.graphs)
+    // Graphs of buffers since grown can never match again; past 64 live
+    // ones, the oldest goes.
+    auto dead = [&](const HostGraph &g) { return g.buffers != buffers; };
+    for (HostGraph &g : ctx.graphs)
+      if (dead(g))
         cudaGraphExecDestroy(g.exec);
-      ctx.graphs.clear();
+    ctx.graphs.erase(
+        std::remove_if(ctx.graphs.begin(), ctx.graphs.end(), dead),
+        ctx.graphs.end());
+    if (ctx.graphs.size() >= 64) {
+      cudaGraphExecDestroy(ctx.graphs.front().exec);
+      ctx.graphs.erase(ctx.graphs.begin());
     }
     cudaStream_t caller = ctx.stream;
     ctx.stream = ctx.hostStream;
@@ -435,12 +439,21 @@ bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
                         "cudaGraphInstantiate");
     if (graph)
       cudaGraphDestroy(graph);
-    if (!built)
-      return false;
-    ctx.graphs.push_back({key, exec});
+    if (!built) {
+      if (exec)
+        cudaGraphExecDestroy(exec);
+      st = Status();
+      return withoutGraphs(ctx, handled);
+    }
+    ctx.graphs.push_back({key, buffers, exec});
   }
   std::memcpy(ctx.pinned.ptr, x, bytes);
-  if (!ok(st, cudaGraphLaunch(exec, ctx.hostStream), "cudaGraphLaunch") ||
+  // After whatever the caller's stream still runs on the same buffers
+  // (muon_cuda_ns returns without waiting).
+  if (!ok(st, cudaEventRecord(ctx.callerDone, ctx.stream), "cudaEventRecord") ||
+      !ok(st, cudaStreamWaitEvent(ctx.hostStream, ctx.callerDone, 0),
+          "cudaStreamWaitEvent") ||
+      !ok(st, cudaGraphLaunch(exec, ctx.hostStream), "cudaGraphLaunch") ||
       !ok(st, cudaStreamSynchronize(ctx.hostStream), "cudaStreamSynchronize"))
     return false;
   std::memcpy(x, ctx.pinned.ptr, bytes);
@@ -501,6 +514,8 @@ void muon_cuda_ns_destroy(muon_cuda_ns_context *ctx) {
     cudaGraphExecDestroy(g.exec);
   if (ctx->hostStream)
     cudaStreamDestroy(ctx->hostStream);
+  if (ctx->callerDone)
+    cudaEventDestroy(ctx->callerDone);
   ctx->pinned.release();
   for (DeviceBuffer *b :
        {&ctx->w0, &ctx->w1, &ctx->a, &ctx->b, &ctx->partial, &ctx->scale,
@@ -519,6 +534,9 @@ int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                  int64_t ncoeffs, double eps, int precision, int64_t tile) {
   if (!ctx)
     return 1;
+  // Each launch is checked with cudaGetLastError: start from a clean slate
+  // (a caller's earlier not-ready query would otherwise be blamed here).
+  cudaGetLastError();
   Status st;
   bool done =
       run(*ctx, st, x, batch, m, n, steps, coeffs, ncoeffs, eps, precision,
@@ -533,6 +551,7 @@ int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                       int precision, int64_t tile) {
   if (!ctx)
     return 1;
+  cudaGetLastError(); // as in muon_cuda_ns
   Status st;
   size_t bytes = (size_t)(batch > 0 ? batch : 0) * (size_t)(m > 0 ? m : 0) *
                  (size_t)(n > 0 ? n : 0) * sizeof(float);

@@ -44,7 +44,8 @@ enum { MUON_NCCL_SUM = 0, MUON_NCCL_MAX = 2, MUON_NCCL_MIN = 3 };
 enum { MUON_NCCL_HOST = 0, MUON_NCCL_DEVICE = 1 };
 
 /* One collective. Counts and displacements are in elements, one per member
- * of the communicator, and the same on every member.
+ * of the communicator; they are the same on every member, except an
+ * all-to-all's, which are this member's send and receive blocks.
  *   all_gather_v:      in[in_count] -> out blocks (counts, displs)
  *   gather_v:          in[in_count] -> out blocks at `root` only
  *   scatter_v:         in blocks at `root` only -> out[out_count]
@@ -53,8 +54,9 @@ enum { MUON_NCCL_HOST = 0, MUON_NCCL_DEVICE = 1 };
  *   broadcast:         out[out_count] from `root` (in is ignored)
  *   all_to_all_v:      in blocks (counts, displs) -> out blocks
  *                      (recv_counts, recv_displs)
- * `in` and `out` may overlap: the input is read before anything is
- * written (host buffers: when the collective starts). */
+ * Host buffers may overlap: the input is read when the collective starts.
+ * Device buffers must not, except an all-reduce exactly in place (in ==
+ * out); a broadcast is always in place. */
 typedef struct {
   int kind;
   const float *in;
@@ -75,6 +77,11 @@ int muon_nccl_version(void);
 
 /* Number of CUDA devices this process can use (0 when none or no driver). */
 int muon_nccl_device_count(void);
+
+/* The 16-byte UUID of CUDA device `device` (to tell ranks sharing a GPU
+ * apart from ranks on GPUs of their own) and its PCI bus id as text
+ * ("0000:1b:00.0", at most 32 bytes with the terminator). */
+int muon_nccl_device_identity(int device, void *uuid, char *pci);
 
 /* A fresh unique id (MUON_NCCL_ID_BYTES bytes) for muon_nccl_comm_init;
  * one rank makes it and sends it to the others. */
@@ -113,8 +120,8 @@ int muon_nccl_start(muon_nccl_comm *comm, const muon_nccl_collective *c,
  * (the CUDA error, or NCCL's asynchronous error of the communicator). */
 int muon_nccl_test(muon_nccl_op *op);
 
-/* Releases the operation's buffers. An operation still in flight keeps
- * them until its stream passes it. */
+/* Releases the operation. Never waits: the staging of an operation freed
+ * before it is done is left to the stream (leaked), as when a job fails. */
 void muon_nccl_op_free(muon_nccl_op *op);
 
 #ifdef __cplusplus
