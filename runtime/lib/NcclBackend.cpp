@@ -14,17 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
-#include "Errors.h"
+#include "Call.h"
 #include "GpuLibrary.h"
 
 #include "muon/Runtime/muon_runtime_nccl.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 using namespace muon::rt;
 
@@ -36,7 +33,6 @@ const char *const kComm = "nccl";
 /// The entry points of libmuon_runtime_nccl (muon_runtime_nccl.h).
 struct NcclLibrary {
   const char *(*error)();
-  int (*version)();
   int (*deviceCount)();
   int (*identity)(int, void *, char *);
   int (*uniqueId)(void *);
@@ -61,7 +57,6 @@ NcclLibrary loadLibrary() {
               "): build with the CUDA toolkit and NCCL, or set "
               "MUON_RT_NCCL_LIBRARY");
   gpuSymbol(h, "muon_nccl_error", l.error, kOp, kComm);
-  gpuSymbol(h, "muon_nccl_version", l.version, kOp, kComm);
   gpuSymbol(h, "muon_nccl_device_count", l.deviceCount, kOp, kComm);
   gpuSymbol(h, "muon_nccl_device_identity", l.identity, kOp, kComm);
   gpuSymbol(h, "muon_nccl_unique_id", l.uniqueId, kOp, kComm);
@@ -246,21 +241,14 @@ private:
     return std::make_unique<NcclOp>(lib, op);
   }
 
-  /// Waits for an MPI operation of the start-up within the timeout.
-  void await(Op op, const std::string &what, std::string error) {
+  /// Waits for an MPI operation of the start-up as the runtime waits for any
+  /// collective (its timeout, its error line).
+  static void await(Op op, const std::string &what, const std::string &error) {
     if (!op)
       fatal(kOp, kComm, what + ": " + error);
-    auto begin = std::chrono::steady_clock::now();
-    while (!op->test(error) && error.empty()) {
-      std::this_thread::yield();
-      double waited = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - begin)
-                          .count();
-      if (waited > timeoutSeconds())
-        fatal(kOp, kComm, what + ": timed out waiting for the other ranks");
-    }
-    if (!error.empty())
-      fatal(kOp, kComm, what + ": " + error);
+    submit(Request{std::move(op), {}, {}, {}, kOp,
+                   std::string(kComm) + " (" + what + ")"},
+           0);
   }
 
   /// The NCCL world: rank 0's unique id sent to every rank over MPI.
@@ -283,12 +271,12 @@ private:
     struct Identity {
       unsigned char uuid[16];
       char pci[32];
-    } mine{}, *all = nullptr;
+    } mine{};
     if (lib.identity(device, mine.uuid, mine.pci) != 0)
       fatal(kOp, kComm, lib.error());
-    std::vector<Identity> everyone(mpi->worldSize());
-    all = everyone.data();
-    Op shared = mpi->allGatherBytes(worldComm, &mine, sizeof mine, all, error);
+    std::vector<Identity> all(mpi->worldSize());
+    Op shared =
+        mpi->allGatherBytes(worldComm, &mine, sizeof mine, all.data(), error);
     await(std::move(shared), "comparing the ranks' GPUs", error);
     for (int64_t r = 0; r < mpi->worldSize(); ++r)
       if (r != mpi->worldRank() &&

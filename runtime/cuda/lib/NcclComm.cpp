@@ -89,24 +89,22 @@ void *takePinned(size_t bytes, size_t &size, std::string &error) {
   return p;
 }
 
-/// Waits for a non-blocking communicator's pending call to finish.
-ncclResult_t settle(ncclComm_t comm, double timeout, bool &timedOut) {
+/// Waits for a non-blocking communicator's pending call to finish: "" when
+/// it succeeded, else why (NCCL's error, or "timed out after N s `doing`").
+std::string settled(ncclComm_t comm, double timeout, const char *doing) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
-  timedOut = false;
   for (int spins = 0;; ++spins) {
     ncclResult_t state = ncclSuccess;
     ncclResult_t r = ncclCommGetAsyncError(comm, &state);
-    if (r != ncclSuccess)
-      return r;
-    if (state != ncclInProgress)
-      return state;
+    if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress))
+      return ncclText(r != ncclSuccess ? r : state, comm);
+    if (state == ncclSuccess)
+      return "";
     if (spins > 64)
       std::this_thread::yield();
-    if (std::chrono::duration<double>(clock::now() - start).count() > timeout) {
-      timedOut = true;
-      return ncclInProgress;
-    }
+    if (std::chrono::duration<double>(clock::now() - start).count() > timeout)
+      return "timed out after " + std::to_string(int(timeout)) + " s " + doing;
   }
 }
 
@@ -264,14 +262,12 @@ int muon_nccl_comm_init(muon_nccl_comm **out, const void *id, int nranks,
   c->device = device;
   c->timeout = timeout_s;
   ncclResult_t r = ncclCommInitRankConfig(&c->comm, nranks, u, rank, &config);
-  bool timedOut = false;
-  if (r == ncclInProgress || r == ncclSuccess)
-    r = c->comm ? settle(c->comm, timeout_s, timedOut) : r;
-  if (r != ncclSuccess) {
-    std::string why =
-        timedOut ? "timed out after " + std::to_string(int(timeout_s)) +
-                       " s waiting for the other ranks"
-                 : ncclText(r, c->comm);
+  std::string why = r != ncclSuccess && r != ncclInProgress
+                        ? ncclText(r, c->comm)
+                    : c->comm
+                        ? settled(c->comm, timeout_s, "waiting for the other ranks")
+                        : "no communicator returned";
+  if (!why.empty()) {
     if (c->comm)
       ncclCommAbort(c->comm);
     delete c;
@@ -292,22 +288,21 @@ int muon_nccl_comm_split(muon_nccl_comm *parent, int color, int key,
   c->device = parent->device;
   c->timeout = timeout_s;
   ncclResult_t r = ncclCommSplit(parent->comm, color, key, &c->comm, &config);
-  bool timedOut = false;
-  if (r == ncclInProgress || r == ncclSuccess)
-    r = settle(parent->comm, timeout_s, timedOut);
-  if (r == ncclSuccess && c->comm)
-    r = settle(c->comm, timeout_s, timedOut);
-  if (r == ncclSuccess && c->comm) {
+  const char *waiting = "waiting for the other ranks";
+  std::string why = r != ncclSuccess && r != ncclInProgress
+                        ? ncclText(r, parent->comm)
+                        : settled(parent->comm, timeout_s, waiting);
+  if (why.empty())
+    why = c->comm ? settled(c->comm, timeout_s, waiting)
+                  : "no communicator returned";
+  if (why.empty()) {
     r = ncclCommCount(c->comm, &c->size);
     if (r == ncclSuccess)
       r = ncclCommUserRank(c->comm, &c->rank);
+    if (r != ncclSuccess)
+      why = ncclText(r, c->comm);
   }
-  if (r != ncclSuccess || !c->comm) {
-    std::string why =
-        timedOut ? "timed out after " + std::to_string(int(timeout_s)) +
-                       " s waiting for the other ranks"
-                 : !c->comm && r == ncclSuccess ? "no communicator returned"
-                                                : ncclText(r, parent->comm);
+  if (!why.empty()) {
     if (c->comm)
       ncclCommAbort(c->comm);
     delete c;
@@ -333,11 +328,10 @@ int muon_nccl_comm_destroy(muon_nccl_comm *comm) {
   if (commStream)
     cudaStreamSynchronize(commStream);
   ncclResult_t r = ncclCommFinalize(comm->comm);
-  bool timedOut = false;
-  if (r == ncclInProgress || r == ncclSuccess)
-    r = settle(comm->comm, comm->timeout, timedOut);
-  if (r != ncclSuccess) {
-    std::string why = timedOut ? "timed out" : ncclText(r, comm->comm);
+  std::string why = r != ncclSuccess && r != ncclInProgress
+                        ? ncclText(r, comm->comm)
+                        : settled(comm->comm, comm->timeout, "finishing");
+  if (!why.empty()) {
     ncclCommAbort(comm->comm);
     delete comm;
     return fail("ncclCommFinalize: " + why);
@@ -563,14 +557,11 @@ int muon_nccl_start(muon_nccl_comm *comm, const muon_nccl_collective *c,
     return abandon(ncclText(r, nc));
   // A non-blocking communicator may still be enqueueing (connecting peers on
   // first use): wait for that, within the timeout, before queueing more.
-  bool timedOut = false;
-  r = settle(nc, comm->timeout, timedOut);
-  if (r != ncclSuccess)
-    return abandon(timedOut ? "timed out after " +
-                                  std::to_string(int(comm->timeout)) +
-                                  " s queueing the collective (a peer did "
-                                  "not take part)"
-                            : ncclText(r, nc));
+  std::string why = settled(nc, comm->timeout,
+                            "queueing the collective (a peer did not take "
+                            "part)");
+  if (!why.empty())
+    return abandon(why);
   if (host) {
     if (outElems > 0) {
       op->pinnedOut = takePinned(outBytes, op->pinnedOutBytes, error);

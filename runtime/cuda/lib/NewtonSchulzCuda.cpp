@@ -70,12 +70,11 @@ using PinnedBuffer = GrowingBuffer<cudaMallocHost, cudaFreeHost>;
 
 /// A host call captured once and replayed: the copy in from the pinned
 /// block, Newton-Schulz on the staging buffer and the copy out, as one graph
-/// launch instead of some 30 launches and two pageable copies. The key holds
-/// everything the capture baked in: shape, steps, coefficients, eps,
-/// precision and every buffer's address.
+/// launch instead of some 30 launches and two pageable copies. Its key is
+/// everything the capture baked in: the call (shape, steps, coefficients,
+/// eps, precision, tile) and every buffer's address.
 struct HostGraph {
-  std::string key;
-  std::string buffers; // the addresses part of the key
+  std::string call, buffers;
   cudaGraphExec_t exec = nullptr;
 };
 
@@ -350,6 +349,87 @@ bool withoutGraphs(Ctx &ctx, bool &handled) {
   return false;
 }
 
+/// Captures one host call (copy in from the pinned block, the iteration on
+/// the staging buffer, copy out) on the host stream. Null on failure, the
+/// capture ended either way.
+cudaGraphExec_t captureHostCall(Ctx &ctx, Status &st, size_t bytes,
+                                int64_t batch, int64_t m, int64_t n,
+                                int64_t steps, const double *coeffs,
+                                int64_t ncoeffs, double eps, int precision,
+                                int64_t tile) {
+  cudaStream_t caller = ctx.stream;
+  ctx.stream = ctx.hostStream;
+  float *dev = static_cast<float *>(ctx.stage.ptr);
+  bool captured = ok(st,
+                     cudaStreamBeginCapture(ctx.hostStream,
+                                            cudaStreamCaptureModeThreadLocal),
+                     "cudaStreamBeginCapture");
+  bool built = captured &&
+               ok(st,
+                  cudaMemcpyAsync(dev, ctx.pinned.ptr, bytes,
+                                  cudaMemcpyHostToDevice, ctx.hostStream),
+                  "cudaMemcpyAsync (to device)") &&
+               run(ctx, st, dev, batch, m, n, steps, coeffs, ncoeffs, eps,
+                   precision, tile) &&
+               ok(st,
+                  cudaMemcpyAsync(ctx.pinned.ptr, dev, bytes,
+                                  cudaMemcpyDeviceToHost, ctx.hostStream),
+                  "cudaMemcpyAsync (to host)");
+  cudaGraph_t graph = nullptr;
+  if (captured) {
+    cudaError_t end = cudaStreamEndCapture(ctx.hostStream, &graph);
+    built = built && ok(st, end, "cudaStreamEndCapture");
+  }
+  ctx.stream = caller;
+  cudaGraphExec_t exec = nullptr;
+  built = built && ok(st, cudaGraphInstantiate(&exec, graph, 0),
+                      "cudaGraphInstantiate");
+  if (graph)
+    cudaGraphDestroy(graph);
+  if (!built && exec) {
+    cudaGraphExecDestroy(exec);
+    exec = nullptr;
+  }
+  return exec;
+}
+
+/// The graph of this call and these buffers: cached, else captured. Graphs
+/// of buffers since grown can never match again and go first; past 64 live
+/// ones, the oldest goes.
+cudaGraphExec_t hostGraph(Ctx &ctx, Status &st, size_t bytes, int64_t batch,
+                          int64_t m, int64_t n, int64_t steps,
+                          const double *coeffs, int64_t ncoeffs, double eps,
+                          int precision, int64_t tile) {
+  std::string call, buffers;
+  for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tile})
+    appendKey(call, v);
+  for (int64_t i = 0; i < ncoeffs; ++i)
+    appendKey(call, coeffs[i]);
+  appendKey(call, eps);
+  for (const void *ptr : {ctx.stage.ptr, ctx.pinned.ptr, ctx.w0.ptr, ctx.w1.ptr,
+                          ctx.a.ptr, ctx.b.ptr, ctx.partial.ptr, ctx.scale.ptr,
+                          ctx.workspace.ptr})
+    appendKey(buffers, ptr);
+  for (HostGraph &g : ctx.graphs)
+    if (g.call == call && g.buffers == buffers)
+      return g.exec;
+  auto dead = [&](const HostGraph &g) { return g.buffers != buffers; };
+  for (HostGraph &g : ctx.graphs)
+    if (dead(g))
+      cudaGraphExecDestroy(g.exec);
+  ctx.graphs.erase(std::remove_if(ctx.graphs.begin(), ctx.graphs.end(), dead),
+                   ctx.graphs.end());
+  if (ctx.graphs.size() >= 64) {
+    cudaGraphExecDestroy(ctx.graphs.front().exec);
+    ctx.graphs.erase(ctx.graphs.begin());
+  }
+  cudaGraphExec_t exec = captureHostCall(ctx, st, bytes, batch, m, n, steps,
+                                         coeffs, ncoeffs, eps, precision, tile);
+  if (exec)
+    ctx.graphs.push_back({call, buffers, exec});
+  return exec;
+}
+
 /// muon_cuda_ns_host through a graph, when the products are whole (small
 /// matrices, where launches cost more than the arithmetic). Returns false
 /// with `handled` unset when the call should take the plain path instead.
@@ -379,74 +459,12 @@ bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
       !ok(reserve, ctx.pinned.reserve(bytes), "cudaMallocHost (staging)") ||
       !reserveWork(ctx, reserve, batch, m, n, precision))
     return withoutGraphs(ctx, handled);
+  Status capture;
+  cudaGraphExec_t exec = hostGraph(ctx, capture, bytes, batch, m, n, steps,
+                                   coeffs, ncoeffs, eps, precision, tile);
+  if (!exec)
+    return withoutGraphs(ctx, handled);
   handled = true;
-  std::string key;
-  for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tile})
-    appendKey(key, v);
-  for (int64_t i = 0; i < ncoeffs; ++i)
-    appendKey(key, coeffs[i]);
-  appendKey(key, eps);
-  std::string buffers;
-  for (const void *ptr : {ctx.stage.ptr, ctx.pinned.ptr, ctx.w0.ptr, ctx.w1.ptr,
-                          ctx.a.ptr, ctx.b.ptr, ctx.partial.ptr, ctx.scale.ptr,
-                          ctx.workspace.ptr})
-    appendKey(buffers, ptr);
-  key += buffers;
-  cudaGraphExec_t exec = nullptr;
-  for (HostGraph &g : ctx.graphs)
-    if (g.key == key)
-      exec = g.exec;
-  if (!exec) {
-    // Graphs of buffers since grown can never match again; past 64 live
-    // ones, the oldest goes.
-    auto dead = [&](const HostGraph &g) { return g.buffers != buffers; };
-    for (HostGraph &g : ctx.graphs)
-      if (dead(g))
-        cudaGraphExecDestroy(g.exec);
-    ctx.graphs.erase(
-        std::remove_if(ctx.graphs.begin(), ctx.graphs.end(), dead),
-        ctx.graphs.end());
-    if (ctx.graphs.size() >= 64) {
-      cudaGraphExecDestroy(ctx.graphs.front().exec);
-      ctx.graphs.erase(ctx.graphs.begin());
-    }
-    cudaStream_t caller = ctx.stream;
-    ctx.stream = ctx.hostStream;
-    float *dev = static_cast<float *>(ctx.stage.ptr);
-    cudaGraph_t graph = nullptr;
-    bool captured =
-        ok(st,
-           cudaStreamBeginCapture(ctx.hostStream,
-                                  cudaStreamCaptureModeThreadLocal),
-           "cudaStreamBeginCapture");
-    bool built = captured &&
-                 ok(st,
-                    cudaMemcpyAsync(dev, ctx.pinned.ptr, bytes,
-                                    cudaMemcpyHostToDevice, ctx.hostStream),
-                    "cudaMemcpyAsync (to device)") &&
-                 run(ctx, st, dev, batch, m, n, steps, coeffs, ncoeffs, eps,
-                     precision, tile) &&
-                 ok(st,
-                    cudaMemcpyAsync(ctx.pinned.ptr, dev, bytes,
-                                    cudaMemcpyDeviceToHost, ctx.hostStream),
-                    "cudaMemcpyAsync (to host)");
-    if (captured) {
-      cudaError_t end = cudaStreamEndCapture(ctx.hostStream, &graph);
-      built = built && ok(st, end, "cudaStreamEndCapture");
-    }
-    ctx.stream = caller;
-    built = built && ok(st, cudaGraphInstantiate(&exec, graph, 0),
-                        "cudaGraphInstantiate");
-    if (graph)
-      cudaGraphDestroy(graph);
-    if (!built) {
-      if (exec)
-        cudaGraphExecDestroy(exec);
-      st = Status();
-      return withoutGraphs(ctx, handled);
-    }
-    ctx.graphs.push_back({key, buffers, exec});
-  }
   std::memcpy(ctx.pinned.ptr, x, bytes);
   // After whatever the caller's stream still runs on the same buffers
   // (muon_cuda_ns returns without waiting).
