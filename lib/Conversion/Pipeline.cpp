@@ -45,7 +45,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // takes no part yields) become allocations before CSE: merged into one
   // tensor.empty per type, thousands of uses would alias one value, and
   // bufferization's conflict analysis grew quadratic in the parameters.
-  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  pm.addPass(createMuonEmptyTensorToAllocTensor());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -84,8 +84,8 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createMuonOutlineElementwise());
 
   // Loops, then the LLVM dialect.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addNestedPass<func::FuncOp>(memref::createExpandStridedMetadataPass());
+  pm.addNestedPass<func::FuncOp>(createMuonLinalgToLoops());
+  pm.addNestedPass<func::FuncOp>(createMuonExpandStridedMetadata());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createMuonSCFToCFLastFirst());
   // One descriptor stack slot per buffer, not per runtime call; one read
@@ -107,6 +107,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // in stack slots, so that the JIT's fast instruction selector takes
   // every block of the glue.
   pm.addPass(createMuonInlineEntryIntoCInterface());
+  // The runtime reads an argument's descriptor where the caller keeps it,
+  // not from a stack copy per argument.
+  pm.addPass(createMuonForwardArgumentDescriptors());
   pm.addPass(createMuonScalariseAggregates());
   pm.addPass(createMuonOptimiseKernelsOnly());
 }

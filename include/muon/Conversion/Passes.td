@@ -249,6 +249,32 @@ def MuonInlineEntryIntoCInterface
   }];
 }
 
+def MuonForwardArgumentDescriptors
+    : Pass<"muon-forward-argument-descriptors", "mlir::ModuleOp"> {
+  let summary = "Hand the runtime an entry argument's own memref descriptor "
+                "instead of a stack copy of it";
+  let description = [{
+    Runs on the LLVM dialect, after `muon-inline-entry-into-c-interface`.
+    An entry such as `_mlir_ciface_F` receives one pointer per buffer to
+    the caller's memref descriptor and loads it; casting the buffer to an
+    unranked memref (every runtime call takes its tensors so) stores the
+    same descriptor again into a stack slot of its own. Where a pointer
+    argument of a function is only ever loaded (never stored through,
+    passed on or compared), and a one-element stack slot of the loaded
+    struct type has exactly one store, of a value that is that load or is
+    rebuilt field by field from it (`insertvalue`s of `extractvalue`s at
+    the same positions, every field set), and is otherwise only placed in
+    the pointer field of an unranked descriptor `!llvm.struct<(i64, ptr)>`,
+    the slot is replaced by the argument and the store and the rebuilt
+    value (when unused) are erased. The program computes the same: the
+    caller's descriptor outlives the call and holds the same fields, and
+    the callees of unranked descriptors in a lowered step (the runtime,
+    `memrefCopy`) read them and never write them. Why: each copy is a
+    stack slot and a store per field (about fifteen LLVM operations), one
+    for every argument of a step, which the JIT compiled at every start.
+  }];
+}
+
 def MuonScalariseAggregates
     : Pass<"muon-scalarise-aggregates", "mlir::ModuleOp"> {
   let summary = "Pass memref descriptors between blocks and into stack "
@@ -327,6 +353,55 @@ def MuonSplitEntryBlock
     back.
   }];
   let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+}
+
+def MuonEmptyTensorToAllocTensor
+    : Pass<"muon-empty-tensor-to-alloc-tensor", "mlir::ModuleOp"> {
+  let summary = "Turn every tensor.empty into a bufferization.alloc_tensor "
+                "in one walk";
+  let description = [{
+    The rewrite of upstream's `empty-tensor-to-alloc-tensor` (same dynamic
+    sizes, same result type, no copy), done in one walk of the module
+    instead of with the greedy rewrite driver, which also tries to fold
+    every other op and iterates to a fixed point: on a large step that
+    took far longer than the rewrite. Nothing else is folded; the
+    canonicalizer after it in `muon-to-llvm` does that.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def MuonLinalgToLoops : Pass<"muon-linalg-to-loops", "mlir::func::FuncOp"> {
+  let summary = "Run convert-linalg-to-loops on the functions that hold a "
+                "linalg op";
+  let description = [{
+    Upstream's `convert-linalg-to-loops`, unchanged, on a function that
+    holds a linalg op; a function without one is left as it is (upstream's
+    pass would still try to fold each of its ops). In `muon-to-llvm` the
+    linalg ops are in the outlined kernels, and the step function, most
+    of a large module, is skipped.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def MuonExpandStridedMetadata
+    : Pass<"muon-expand-strided-metadata", "mlir::func::FuncOp"> {
+  let summary = "Expand memref views into explicit metadata, visiting only "
+                "the ops that need it";
+  let description = [{
+    Upstream's `expand-strided-metadata` patterns (subviews, expand and
+    collapse shapes, reads of strided metadata and of aligned pointers
+    become explicit offset, size and stride computations), applied to the
+    ops they are rooted at and to the ops the rewrites create, instead of
+    handing the whole function to the greedy rewrite driver: that also
+    tried to fold every other op and took far longer than the rewrite on a
+    large step. The rewritten ops are the same; other ops are not folded.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def MuonDistinctResults : Pass<"muon-distinct-results", "mlir::ModuleOp"> {

@@ -1,0 +1,206 @@
+//===- ForwardArgumentDescriptors.cpp - No stack copy of an argument ------===//
+//
+// Why: every runtime call takes its tensors as unranked memrefs, and the
+// lowering of a ranked-to-unranked cast copies the whole descriptor into a
+// stack slot and points the unranked descriptor at that slot. For a buffer
+// the step receives, the caller already holds that descriptor in memory and
+// the entry (`_mlir_ciface_F`) has a pointer to it: the copy is a slot and a
+// store per field for each of the step's arguments (five per matrix), pure
+// weight for the JIT. The slot is replaced by the argument where that is
+// provably the same memory contents for the whole call (see the pass
+// description in Passes.td for the exact conditions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace muon {
+#define GEN_PASS_DEF_MUONFORWARDARGUMENTDESCRIPTORS
+#include "muon/Conversion/Passes.h.inc"
+} // namespace muon
+
+using namespace mlir;
+
+namespace {
+
+/// True when every use of `arg` is a plain (non-volatile, non-atomic) load
+/// from it: nothing in the function writes through it or lets it escape.
+bool onlyLoaded(BlockArgument arg) {
+  if (!isa<LLVM::LLVMPointerType>(arg.getType()))
+    return false;
+  for (Operation *user : arg.getUsers()) {
+    auto load = dyn_cast<LLVM::LoadOp>(user);
+    if (!load || load.getAddr() != arg || load.getVolatile_() ||
+        load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return false;
+  }
+  return !arg.use_empty();
+}
+
+/// The leaf positions of `type` (every scalar field of nested structs and
+/// arrays), appended to `out` under `prefix`.
+void leafPositions(Type type, SmallVector<int64_t> &prefix,
+                   SmallVector<SmallVector<int64_t>> &out) {
+  if (auto st = dyn_cast<LLVM::LLVMStructType>(type)) {
+    for (auto [i, field] : llvm::enumerate(st.getBody())) {
+      prefix.push_back(i);
+      leafPositions(field, prefix, out);
+      prefix.pop_back();
+    }
+    return;
+  }
+  if (auto arr = dyn_cast<LLVM::LLVMArrayType>(type)) {
+    for (unsigned i = 0; i < arr.getNumElements(); ++i) {
+      prefix.push_back(i);
+      leafPositions(arr.getElementType(), prefix, out);
+      prefix.pop_back();
+    }
+    return;
+  }
+  out.push_back(prefix);
+}
+
+/// The load whose value `v` equals: `v` is the load, or a chain of
+/// `insertvalue`s, each inserting the `extractvalue` of one load at the
+/// same position, over that load or over poison/undef with every leaf set.
+/// Null otherwise.
+LLVM::LoadOp rebuiltLoad(Value v) {
+  LLVM::LoadOp source;
+  SmallVector<ArrayRef<int64_t>> set;
+  auto agree = [&](LLVM::LoadOp load) {
+    if (!load || (source && source != load))
+      return false;
+    source = load;
+    return true;
+  };
+  while (auto insert = v.getDefiningOp<LLVM::InsertValueOp>()) {
+    auto extract = insert.getValue().getDefiningOp<LLVM::ExtractValueOp>();
+    if (!extract || extract.getPosition() != insert.getPosition() ||
+        !agree(extract.getContainer().getDefiningOp<LLVM::LoadOp>()))
+      return {};
+    set.push_back(insert.getPosition());
+    v = insert.getContainer();
+  }
+  if (auto load = v.getDefiningOp<LLVM::LoadOp>())
+    return agree(load) ? load : LLVM::LoadOp();
+  if (!source ||
+      (!v.getDefiningOp<LLVM::PoisonOp>() && !v.getDefiningOp<LLVM::UndefOp>()))
+    return {};
+  // Over poison: every leaf must lie under a set position.
+  SmallVector<int64_t> prefix;
+  SmallVector<SmallVector<int64_t>> leaves;
+  leafPositions(v.getType(), prefix, leaves);
+  for (ArrayRef<int64_t> leaf : leaves)
+    if (!llvm::any_of(set, [&](ArrayRef<int64_t> pos) {
+          return pos.size() <= leaf.size() &&
+                 leaf.take_front(pos.size()) == pos;
+        }))
+      return {};
+  return source;
+}
+
+/// True when `alloca` holds one element and every use but `store` puts it
+/// in the pointer field of an unranked memref descriptor.
+bool onlyNamedByUnrankedDescriptors(LLVM::AllocaOp alloca,
+                                    LLVM::StoreOp store) {
+  IntegerAttr one;
+  if (!matchPattern(alloca.getArraySize(), m_Constant(&one)) ||
+      one.getValue() != 1)
+    return false;
+  for (OpOperand &use : alloca.getResult().getUses()) {
+    if (use.getOwner() == store.getOperation())
+      continue;
+    auto insert = dyn_cast<LLVM::InsertValueOp>(use.getOwner());
+    if (!insert || use.getOperandNumber() != 1 /* the inserted value */)
+      return false;
+    auto desc = dyn_cast<LLVM::LLVMStructType>(insert.getType());
+    if (!desc || desc.isPacked() || desc.getBody().size() != 2 ||
+        !desc.getBody()[0].isInteger(64) ||
+        !isa<LLVM::LLVMPointerType>(desc.getBody()[1]) ||
+        insert.getPosition() != ArrayRef<int64_t>{1})
+      return false;
+  }
+  return true;
+}
+
+/// The single plain store into `alloca` (as address), or null.
+LLVM::StoreOp singleStore(LLVM::AllocaOp alloca) {
+  LLVM::StoreOp found;
+  for (OpOperand &use : alloca.getResult().getUses()) {
+    auto store = dyn_cast<LLVM::StoreOp>(use.getOwner());
+    if (!store)
+      continue;
+    if (found || store.getAddr() != alloca.getResult() ||
+        store.getVolatile_() ||
+        store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return {};
+    found = store;
+  }
+  return found;
+}
+
+/// Erases `root` and what only it used, while trivially dead.
+void eraseDeadChain(Operation *root) {
+  SmallVector<Operation *> work{root};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!isOpTriviallyDead(op))
+      continue;
+    SmallVector<Operation *> defs;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        defs.push_back(def);
+    op->erase();
+    for (Operation *def : defs)
+      if (def->use_empty())
+        work.push_back(def);
+  }
+}
+
+struct MuonForwardArgumentDescriptors
+    : muon::impl::MuonForwardArgumentDescriptorsBase<
+          MuonForwardArgumentDescriptors> {
+  void runOnOperation() override {
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto fn = dyn_cast<LLVM::LLVMFuncOp>(op);
+      if (!fn)
+        return WalkResult::advance();
+      if (!fn.isExternal())
+        forward(fn);
+      return WalkResult::skip();
+    });
+  }
+
+  void forward(LLVM::LLVMFuncOp fn) {
+    llvm::DenseSet<Value> readOnly;
+    for (BlockArgument arg : fn.getArguments())
+      if (onlyLoaded(arg))
+        readOnly.insert(arg);
+    if (readOnly.empty())
+      return;
+    SmallVector<LLVM::AllocaOp> slots;
+    fn.walk([&](LLVM::AllocaOp alloca) { slots.push_back(alloca); });
+    for (LLVM::AllocaOp alloca : slots) {
+      LLVM::StoreOp store = singleStore(alloca);
+      if (!store || !onlyNamedByUnrankedDescriptors(alloca, store))
+        continue;
+      LLVM::LoadOp load = rebuiltLoad(store.getValue());
+      if (!load || load.getType() != alloca.getElemType() ||
+          !readOnly.contains(load.getAddr()))
+        continue;
+      Operation *value = store.getValue().getDefiningOp();
+      store.erase();
+      alloca.getResult().replaceAllUsesWith(load.getAddr());
+      eraseDeadChain(alloca);
+      if (value)
+        eraseDeadChain(value);
+    }
+  }
+};
+
+} // namespace
