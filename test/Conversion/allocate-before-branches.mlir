@@ -37,6 +37,41 @@ func.func @participation(%c: i1) {
   return
 }
 
+// A deallocation that freed the base buffer read from the result (how
+// muon-place-deallocations frees a buffer that is not an allocation) frees
+// the allocation itself; a read of other metadata stays.
+// CHECK-LABEL: func.func @freed_through_base
+// CHECK:      %[[BUF:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK:      %[[KEPT:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK:      call @use(%[[BUF]], %{{.*}})
+// CHECK-NEXT: memref.dealloc %[[BUF]] : memref<4x8xf32>
+// CHECK-NEXT: %[[BASE:.*]], %[[OFF:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[KEPT]]
+// CHECK-NEXT: memref.dealloc %[[BASE]] : memref<f32>
+// CHECK-NEXT: call @offset(%[[OFF]])
+// CHECK-NOT: memref.extract_strided_metadata
+func.func private @offset(index)
+func.func @freed_through_base(%c: i1) {
+  %r:2 = scf.if %c -> (memref<4x8xf32>, memref<4x8xf32>) {
+    %a = memref.alloc() : memref<4x8xf32>
+    %a2 = memref.alloc() : memref<4x8xf32>
+    scf.yield %a, %a2 : memref<4x8xf32>, memref<4x8xf32>
+  } else {
+    %b = memref.alloc() : memref<4x8xf32>
+    %b2 = memref.alloc() : memref<4x8xf32>
+    scf.yield %b, %b2 : memref<4x8xf32>, memref<4x8xf32>
+  }
+  %z = arith.constant 0 : i64
+  func.call @use(%r#0, %z) : (memref<4x8xf32>, i64) -> ()
+  %base, %off, %sizes:2, %strides:2 = memref.extract_strided_metadata %r#0
+      : memref<4x8xf32> -> memref<f32>, index, index, index, index, index
+  memref.dealloc %base : memref<f32>
+  %base2, %off2, %sizes2:2, %strides2:2 = memref.extract_strided_metadata %r#1
+      : memref<4x8xf32> -> memref<f32>, index, index, index, index, index
+  memref.dealloc %base2 : memref<f32>
+  func.call @offset(%off2) : (index) -> ()
+  return
+}
+
 // Kept: one side yields an argument; the two allocations differ in
 // alignment.
 // CHECK-LABEL: func.func @kept

@@ -185,3 +185,48 @@ llvm.func @other_struct(%a: !llvm.ptr) {
   llvm.call @use(%q) : (!llvm.ptr) -> ()
   llvm.return
 }
+
+// -----
+
+// Left alone: the unranked descriptor's pointer is written through, the
+// descriptor is stored to memory, the argument is in another address space
+// or carries an attribute.
+!desc = !llvm.struct<(ptr, ptr, i64)>
+llvm.func @use(i64, !llvm.ptr)
+// CHECK-LABEL: llvm.func @escapes(
+// CHECK-COUNT-4: llvm.alloca
+// CHECK-NOT: llvm.alloca
+llvm.func @escapes(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr<1>,
+                   %d: !llvm.ptr {llvm.nocapture}, %out: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : index) : i64
+  %n = llvm.mlir.constant(7 : i64) : i64
+  %u = llvm.mlir.poison : !llvm.struct<(i64, ptr)>
+  // Written through.
+  %da = llvm.load %a : !llvm.ptr -> !desc
+  %s1 = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
+  llvm.store %da, %s1 : !desc, !llvm.ptr
+  %u1 = llvm.insertvalue %s1, %u[1] : !llvm.struct<(i64, ptr)>
+  %q1 = llvm.extractvalue %u1[1] : !llvm.struct<(i64, ptr)>
+  llvm.store %n, %q1 : i64, !llvm.ptr
+  // Stored to memory.
+  %db = llvm.load %b : !llvm.ptr -> !desc
+  %s2 = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
+  llvm.store %db, %s2 : !desc, !llvm.ptr
+  %u2 = llvm.insertvalue %s2, %u[1] : !llvm.struct<(i64, ptr)>
+  llvm.store %u2, %out : !llvm.struct<(i64, ptr)>, !llvm.ptr
+  // Another address space.
+  %dc = llvm.load %c : !llvm.ptr<1> -> !desc
+  %s3 = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
+  llvm.store %dc, %s3 : !desc, !llvm.ptr
+  %u3 = llvm.insertvalue %s3, %u[1] : !llvm.struct<(i64, ptr)>
+  %q3 = llvm.extractvalue %u3[1] : !llvm.struct<(i64, ptr)>
+  llvm.call @use(%n, %q3) : (i64, !llvm.ptr) -> ()
+  // An attribute.
+  %dd = llvm.load %d : !llvm.ptr -> !desc
+  %s4 = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
+  llvm.store %dd, %s4 : !desc, !llvm.ptr
+  %u4 = llvm.insertvalue %s4, %u[1] : !llvm.struct<(i64, ptr)>
+  %q4 = llvm.extractvalue %u4[1] : !llvm.struct<(i64, ptr)>
+  llvm.call @use(%n, %q4) : (i64, !llvm.ptr) -> ()
+  llvm.return
+}

@@ -175,7 +175,9 @@ def MuonAllocateBeforeBranches
     (and alignment) made on that side, as the participation branches of a
     step do (the owner's result on one side, a placeholder on the other),
     the allocation moves before the `scf.if`, both sides use it, and the
-    result is dropped; its deallocation now frees that allocation. Every
+    result is dropped; its deallocation now frees that allocation (the
+    allocation itself where it freed the base buffer read from the result
+    and read nothing else from it). Every
     path allocated the buffer before too, so the program is the same. Why:
     each such result became a memref block argument when SCF was lowered,
     which the conversion to LLVM and LLVM's fast instruction selection
@@ -259,19 +261,24 @@ def MuonForwardArgumentDescriptors
     the caller's memref descriptor and loads it; casting the buffer to an
     unranked memref (every runtime call takes its tensors so) stores the
     same descriptor again into a stack slot of its own. Where a pointer
-    argument of a function is only ever loaded (never stored through,
-    passed on or compared), and a one-element stack slot of the loaded
-    struct type has exactly one store, of a value that is that load or is
-    rebuilt field by field from it (`insertvalue`s of `extractvalue`s at
-    the same positions, every field set), and is otherwise only placed in
-    the pointer field of an unranked descriptor `!llvm.struct<(i64, ptr)>`,
-    the slot is replaced by the argument and the store and the rebuilt
-    value (when unused) are erased. The program computes the same: the
-    caller's descriptor outlives the call and holds the same fields, and
-    the callees of unranked descriptors in a lowered step (the runtime,
-    `memrefCopy`) read them and never write them. Why: each copy is a
-    stack slot and a store per field (about fifteen LLVM operations), one
-    for every argument of a step, which the JIT compiled at every start.
+    argument of a function, in the slot's address space and without
+    argument attributes, is only ever loaded (never stored through, passed
+    on or compared), and a one-element stack slot of the loaded struct
+    type has exactly one store, of a value that is that load or is rebuilt
+    field by field from it (`insertvalue`s of `extractvalue`s at the same
+    positions, every field set), and is otherwise only placed in the
+    pointer field of an unranked descriptor `!llvm.struct<(i64, ptr)>`
+    whose fields are only extracted and whose pointer is only passed as a
+    call argument, the slot is replaced by the argument and the store and
+    the rebuilt value (when unused) are erased. This assumes the ABI of
+    entries lowered by `muon-to-llvm`: the caller's descriptors outlive
+    the call and are not changed while it runs (muon-run, the C API and
+    Python build a private one per buffer), and a callee reads the ranked
+    descriptor behind an unranked memref and never writes it (the
+    runtime, `memrefCopy`; `muon_runtime.h` states it). Why: each copy is
+    a stack slot and a store per field (about fifteen LLVM operations),
+    one for every argument of a step, which the JIT compiled at every
+    start.
   }];
 }
 

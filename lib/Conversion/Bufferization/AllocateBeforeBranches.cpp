@@ -13,7 +13,8 @@
 // the result goes away.
 //
 // Runs after muon-place-deallocations, which freed the result after its
-// last use: the free then applies to the allocation made before the if.
+// last use: the free then applies to the allocation made before the if
+// (directly: the base buffer read it went through is dropped).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,30 @@ memref::AllocOp yieldedAllocation(Block &block, unsigned index) {
   return alloc;
 }
 
+/// Frees `alloc` itself where a deallocation freed the base buffer read from
+/// it (what muon-place-deallocations writes for a buffer that was not yet
+/// an allocation, here the if's result): the same pointer is freed, and no
+/// metadata read is left for the lowering to expand.
+void deallocateDirectly(memref::AllocOp alloc) {
+  SmallVector<memref::ExtractStridedMetadataOp> reads;
+  for (Operation *user : alloc->getUsers())
+    if (auto read = dyn_cast<memref::ExtractStridedMetadataOp>(user))
+      reads.push_back(read);
+  for (memref::ExtractStridedMetadataOp read : reads) {
+    Value base = read.getBaseBuffer();
+    bool onlyBaseFreed =
+        llvm::all_of(read->getResults().drop_front(),
+                     [](Value v) { return v.use_empty(); }) &&
+        llvm::all_of(base.getUsers(),
+                     [](Operation *u) { return isa<memref::DeallocOp>(u); });
+    if (!onlyBaseFreed)
+      continue;
+    for (Operation *dealloc : llvm::to_vector(base.getUsers()))
+      dealloc->setOperand(0, alloc.getResult());
+    read.erase();
+  }
+}
+
 /// Allocates before `op` every result both of its sides allocate, and
 /// rebuilds `op` without those results.
 void allocateBefore(scf::IfOp op) {
@@ -55,12 +80,13 @@ void allocateBefore(scf::IfOp op) {
     if (!onThen || !onElse || onThen.getType() != onElse.getType() ||
         onThen.getAlignmentAttr() != onElse.getAlignmentAttr())
       continue;
-    Value before = b.clone(*onThen)->getResult(0);
-    onThen.replaceAllUsesWith(before);
-    onElse.replaceAllUsesWith(before);
+    auto before = cast<memref::AllocOp>(b.clone(*onThen));
+    onThen.replaceAllUsesWith(before.getResult());
+    onElse.replaceAllUsesWith(before.getResult());
     onThen.erase();
     onElse.erase();
-    op.getResult(i).replaceAllUsesWith(before);
+    op.getResult(i).replaceAllUsesWith(before.getResult());
+    deallocateDirectly(before);
     moved.set(i);
   }
   if (moved.none())

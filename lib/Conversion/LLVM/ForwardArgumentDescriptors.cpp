@@ -6,9 +6,12 @@
 // the step receives, the caller already holds that descriptor in memory and
 // the entry (`_mlir_ciface_F`) has a pointer to it: the copy is a slot and a
 // store per field for each of the step's arguments (five per matrix), pure
-// weight for the JIT. The slot is replaced by the argument where that is
-// provably the same memory contents for the whole call (see the pass
-// description in Passes.td for the exact conditions).
+// weight for the JIT. The slot is replaced by the argument where this
+// function provably neither writes nor leaks the caller's descriptor and
+// the slot holds exactly what was loaded from it; that the caller leaves
+// its descriptors alone during the call, and that callees only read them,
+// is the entry's and the runtime's ABI (see the pass description in
+// Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +33,11 @@ namespace {
 
 /// True when every use of `arg` is a plain (non-volatile, non-atomic) load
 /// from it: nothing in the function writes through it or lets it escape.
-bool onlyLoaded(BlockArgument arg) {
-  if (!isa<LLVM::LLVMPointerType>(arg.getType()))
+/// Arguments with attributes (nocapture, noalias, ...) are left alone: the
+/// rewrite would hand them to callees, which such attributes may forbid.
+bool onlyLoaded(LLVM::LLVMFuncOp fn, BlockArgument arg) {
+  DictionaryAttr attrs = fn.getArgAttrDict(arg.getArgNumber());
+  if (!isa<LLVM::LLVMPointerType>(arg.getType()) || (attrs && !attrs.empty()))
     return false;
   for (Operation *user : arg.getUsers()) {
     auto load = dyn_cast<LLVM::LoadOp>(user);
@@ -104,8 +110,33 @@ LLVM::LoadOp rebuiltLoad(Value v) {
   return source;
 }
 
+/// True when `desc`, an unranked memref descriptor, is only taken apart
+/// and its pointer field only passed as an argument to calls: nothing in
+/// this function writes through the pointer, stores it or passes it on in
+/// another form (callees read it: the runtime's ABI, see the pass
+/// description).
+bool onlyPassedToCalls(LLVM::InsertValueOp desc) {
+  for (Operation *user : desc->getUsers()) {
+    auto field = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!field || field.getContainer() != desc.getResult())
+      return false;
+    if (field.getPosition() == ArrayRef<int64_t>{0})
+      continue; // the rank
+    if (field.getPosition() != ArrayRef<int64_t>{1})
+      return false;
+    for (OpOperand &use : field->getUses()) {
+      auto call = dyn_cast<LLVM::CallOp>(use.getOwner());
+      // An indirect call's first operand is its callee, not an argument.
+      if (!call || (!call.getCallee() && use.getOperandNumber() == 0))
+        return false;
+    }
+  }
+  return true;
+}
+
 /// True when `alloca` holds one element and every use but `store` puts it
-/// in the pointer field of an unranked memref descriptor.
+/// in the pointer field of an unranked memref descriptor that is only
+/// passed to calls.
 bool onlyNamedByUnrankedDescriptors(LLVM::AllocaOp alloca,
                                     LLVM::StoreOp store) {
   IntegerAttr one;
@@ -122,7 +153,8 @@ bool onlyNamedByUnrankedDescriptors(LLVM::AllocaOp alloca,
     if (!desc || desc.isPacked() || desc.getBody().size() != 2 ||
         !desc.getBody()[0].isInteger(64) ||
         !isa<LLVM::LLVMPointerType>(desc.getBody()[1]) ||
-        insert.getPosition() != ArrayRef<int64_t>{1})
+        insert.getPosition() != ArrayRef<int64_t>{1} ||
+        !onlyPassedToCalls(insert))
       return false;
   }
   return true;
@@ -179,7 +211,7 @@ struct MuonForwardArgumentDescriptors
   void forward(LLVM::LLVMFuncOp fn) {
     llvm::DenseSet<Value> readOnly;
     for (BlockArgument arg : fn.getArguments())
-      if (onlyLoaded(arg))
+      if (onlyLoaded(fn, arg))
         readOnly.insert(arg);
     if (readOnly.empty())
       return;
@@ -191,6 +223,7 @@ struct MuonForwardArgumentDescriptors
         continue;
       LLVM::LoadOp load = rebuiltLoad(store.getValue());
       if (!load || load.getType() != alloca.getElemType() ||
+          load.getAddr().getType() != alloca.getType() ||
           !readOnly.contains(load.getAddr()))
         continue;
       Operation *value = store.getValue().getDefiningOp();

@@ -26,7 +26,11 @@ extern "C" {
 
 /* An MLIR unranked memref: `descriptor` points at
  *   { T *allocated; T *aligned; int64_t offset;
- *     int64_t sizes[rank]; int64_t strides[rank]; } */
+ *     int64_t sizes[rank]; int64_t strides[rank]; }
+ * A callee reads the ranked descriptor during the call and never writes
+ * it or keeps its address: compiled steps point `descriptor` straight at
+ * the caller's descriptor of an argument (muon-forward-argument-
+ * descriptors), so it is shared, read-only memory. */
 typedef struct {
   int64_t rank;
   void *descriptor;
