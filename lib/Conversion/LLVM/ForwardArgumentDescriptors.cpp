@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/AggregateLeaves.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -48,29 +49,6 @@ bool onlyLoaded(LLVM::LLVMFuncOp fn, BlockArgument arg) {
   return !arg.use_empty();
 }
 
-/// The leaf positions of `type` (every scalar field of nested structs and
-/// arrays), appended to `out` under `prefix`.
-void leafPositions(Type type, SmallVector<int64_t> &prefix,
-                   SmallVector<SmallVector<int64_t>> &out) {
-  if (auto st = dyn_cast<LLVM::LLVMStructType>(type)) {
-    for (auto [i, field] : llvm::enumerate(st.getBody())) {
-      prefix.push_back(i);
-      leafPositions(field, prefix, out);
-      prefix.pop_back();
-    }
-    return;
-  }
-  if (auto arr = dyn_cast<LLVM::LLVMArrayType>(type)) {
-    for (unsigned i = 0; i < arr.getNumElements(); ++i) {
-      prefix.push_back(i);
-      leafPositions(arr.getElementType(), prefix, out);
-      prefix.pop_back();
-    }
-    return;
-  }
-  out.push_back(prefix);
-}
-
 /// The load whose value `v` equals: `v` is the load, or a chain of
 /// `insertvalue`s, each inserting the `extractvalue` of one load at the
 /// same position, over that load or over poison/undef with every leaf set.
@@ -97,14 +75,17 @@ LLVM::LoadOp rebuiltLoad(Value v) {
   if (!source ||
       (!v.getDefiningOp<LLVM::PoisonOp>() && !v.getDefiningOp<LLVM::UndefOp>()))
     return {};
-  // Over poison: every leaf must lie under a set position.
-  SmallVector<int64_t> prefix;
-  SmallVector<SmallVector<int64_t>> leaves;
-  leafPositions(v.getType(), prefix, leaves);
-  for (ArrayRef<int64_t> leaf : leaves)
+  // Over poison: every leaf must lie under a set position (a descriptor
+  // has 3 + 2 * rank of them).
+  SmallVector<muon::AggregateLeaf> leaves =
+      muon::aggregateLeaves(v.getType(), /*maxLeaves=*/64);
+  if (leaves.empty())
+    return {};
+  for (const muon::AggregateLeaf &leaf : leaves)
     if (!llvm::any_of(set, [&](ArrayRef<int64_t> pos) {
-          return pos.size() <= leaf.size() &&
-                 leaf.take_front(pos.size()) == pos;
+          return pos.size() <= leaf.position.size() &&
+                 ArrayRef<int64_t>(leaf.position).take_front(pos.size()) ==
+                     pos;
         }))
       return {};
   return source;

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/AggregateLeaves.h"
 #include "muon/Support/BlocksOnCycles.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,11 +39,7 @@ using namespace mlir;
 
 namespace {
 
-/// A scalar field of an aggregate: its position and type.
-struct Leaf {
-  SmallVector<int64_t> position;
-  Type type;
-};
+using Leaf = muon::AggregateLeaf;
 
 /// Aggregates with more fields than this are left alone (a descriptor of
 /// rank r has 3 + 2r).
@@ -52,44 +49,8 @@ bool isAggregate(Type type) {
   return isa<LLVM::LLVMStructType, LLVM::LLVMArrayType>(type);
 }
 
-/// The scalar fields of `type` in order; false when there are more than
-/// kMaxLeaves or none.
-bool collectLeaves(Type type, SmallVector<int64_t> &position,
-                   SmallVector<Leaf> &leaves) {
-  auto visit = [&](int64_t index, Type field) {
-    position.push_back(index);
-    bool ok = collectLeaves(field, position, leaves);
-    position.pop_back();
-    return ok;
-  };
-  if (auto st = dyn_cast<LLVM::LLVMStructType>(type)) {
-    // A packed struct's fields are not naturally aligned: an access per
-    // field would claim alignment the data does not have.
-    if (st.isPacked() || st.isOpaque())
-      return false;
-    for (auto [i, field] : llvm::enumerate(st.getBody()))
-      if (!visit(i, field))
-        return false;
-    return true;
-  }
-  if (auto array = dyn_cast<LLVM::LLVMArrayType>(type)) {
-    if (array.getNumElements() > kMaxLeaves)
-      return false;
-    for (unsigned i = 0; i < array.getNumElements(); ++i)
-      if (!visit(i, array.getElementType()))
-        return false;
-    return true;
-  }
-  leaves.push_back({position, type});
-  return leaves.size() <= kMaxLeaves;
-}
-
 SmallVector<Leaf> leavesOf(Type type) {
-  SmallVector<int64_t> position;
-  SmallVector<Leaf> leaves;
-  if (!collectLeaves(type, position, leaves))
-    leaves.clear();
-  return leaves;
+  return muon::aggregateLeaves(type, kMaxLeaves);
 }
 
 /// The value at `position` of `aggregate` where the insertvalue chain that
