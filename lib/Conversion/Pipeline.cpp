@@ -46,7 +46,10 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // tensor.empty per type, thousands of uses would alias one value, and
   // bufferization's conflict analysis grew quadratic in the parameters.
   pm.addPass(createMuonEmptyTensorToAllocTensor());
-  pm.addPass(createCanonicalizerPass());
+  // Merges the constants and the rank queries each parameter's code
+  // repeats, and erases dead ops. No canonicalizer: its greedy driver
+  // tried to fold every op of the step, and the one fold that mattered
+  // (x * 1.0 in the elementwise bodies) is not emitted in the first place.
   pm.addPass(createCSEPass());
 
   // Tensors to buffers; results become caller-provided out-params so a

@@ -26,6 +26,22 @@ func.func @ns(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   return %o : tensor<?x8xf32>
 }
 
+// eps is a constant at the top of the function, not in the owner's branch,
+// so one CSE leaves one per step, not one per matrix.
+// CHECK-LABEL: func.func @ns_in_branch(
+// CHECK-NEXT: %[[EPS:.*]] = arith.constant 9.9999999999999995E-8 : f64
+// CHECK: scf.if
+// CHECK: call @muon_rt_newton_schulz(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[EPS]], %{{.*}})
+func.func @ns_in_branch(%x: tensor<8x8xf32>, %c: i1) -> tensor<8x8xf32> {
+  %r = scf.if %c -> tensor<8x8xf32> {
+    %o = muon.newton_schulz %x steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<8x8xf32>
+    scf.yield %o : tensor<8x8xf32>
+  } else {
+    scf.yield %x : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
+
 // bf16: the same call with precision 1 (bf16 operands, fp32 accumulation).
 // CHECK-LABEL: func.func @ns_bf16(
 // CHECK: call @muon_rt_newton_schulz(%{{.*}}, %{{.*}}, %c5_i64, %{{.*}}, %{{.*}}, %c1_i64)
@@ -38,11 +54,11 @@ func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // CHECK-LABEL: func.func @momentum_lerp
 // CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>)
 // CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
-// CHECK: %[[B:.*]] = arith.constant 0.899999976 : f32
 // CHECK: %[[W:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK: %[[D:.*]] = arith.subf %[[G]], %[[M]]
 // CHECK: %[[WD:.*]] = arith.mulf %[[W]], %[[D]]
 // CHECK: %[[NM:.*]] = arith.addf %[[M]], %[[WD]]
+// CHECK: %[[B:.*]] = arith.constant 0.899999976 : f32
 // CHECK: %[[D2:.*]] = arith.subf %[[NM]], %[[G]]
 // CHECK: %[[BD:.*]] = arith.mulf %[[B]], %[[D2]]
 // CHECK: %[[U:.*]] = arith.addf %[[G]], %[[BD]]
@@ -66,17 +82,41 @@ func.func @momentum_sum(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4
 // P' = P (1 - lr wd) - lr (O scale): 1 - 0.1*0.5 = 0.95, folded in f64 and
 // rounded to f32 once.
 // CHECK-LABEL: func.func @apply
-// CHECK-DAG: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
-// CHECK-DAG: %[[DEC:.*]] = arith.constant 0.949999988 : f32
+// CHECK: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
-// CHECK: %[[PD:.*]] = arith.mulf %[[P]], %[[DEC]]
+// CHECK: %[[DEC:.*]] = arith.constant 0.949999988 : f32
+// CHECK: %[[PD:.*]] = arith.mulf %[[DEC]], %[[P]]
 // CHECK: %[[S:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK: %[[OS:.*]] = arith.mulf %[[O]], %[[S]]
+// CHECK: %[[OS:.*]] = arith.mulf %[[S]], %[[O]]
 // CHECK: %[[ST:.*]] = arith.mulf %[[LR]], %[[OS]]
 // CHECK: arith.subf %[[PD]], %[[ST]]
 func.func @apply(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.5 scale 2.0 : tensor<?x4xf32>
   return %r : tensor<?x4xf32>
+}
+
+// A factor that rounds to 1.0f is not multiplied at all (x * 1.0 == x bit
+// for bit): no weight decay and scale 1 leave P - lr O; beta 1 in the sum
+// form leaves M + G. Nothing later has to fold them.
+// CHECK-LABEL: func.func @apply_unit_factors
+// CHECK: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ST:.*]] = arith.mulf %[[LR]], %[[O]]
+// CHECK-NEXT: %[[R:.*]] = arith.subf %[[P]], %[[ST]]
+// CHECK-NEXT: linalg.yield %[[R]]
+func.func @apply_unit_factors(%p: tensor<4x4xf32>, %o: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.0 scale 1.0 : tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @momentum_sum_unit_beta
+// CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[NM:.*]] = arith.addf %[[M]], %[[G]]
+// CHECK-NEXT: %[[U:.*]] = arith.addf %[[G]], %[[NM]]
+// CHECK-NEXT: linalg.yield %[[NM]], %[[U]]
+func.func @momentum_sum_unit_beta(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %nm, %u = muon.momentum_update %m, %g beta 1.0 sum nesterov : tensor<4x4xf32>
+  return %nm, %u : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
 // lr and weight_decay read at run time: the same two f32 factors, computed

@@ -371,8 +371,8 @@ def MuonEmptyTensorToAllocTensor
     sizes, same result type, no copy), done in one walk of the module
     instead of with the greedy rewrite driver, which also tries to fold
     every other op and iterates to a fixed point: on a large step that
-    took far longer than the rewrite. Nothing else is folded; the
-    canonicalizer after it in `muon-to-llvm` does that.
+    took far longer than the rewrite. Nothing else is folded; the CSE
+    after it in `muon-to-llvm` merges duplicates and erases dead ops.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }

@@ -65,6 +65,14 @@ Value constF32(OpBuilder &b, Location loc, double v) {
                                    b.getF32FloatAttr(static_cast<float>(v)));
 }
 
+/// c * x, or x itself where c rounds to 1.0f: the same value bit for bit,
+/// so the step needs no folding pass over the whole module to drop it.
+Value mulByConst(OpBuilder &b, Location loc, double c, Value x) {
+  if (static_cast<float>(c) == 1.0f)
+    return x;
+  return arith::MulFOp::create(b, loc, constF32(b, loc, c), x);
+}
+
 /// lerp(x, y, w) = x + w * (y - x), as torch.lerp.
 Value lerp(OpBuilder &b, Location loc, Value x, Value y, Value w) {
   Value d = arith::SubFOp::create(b, loc, y, x);
@@ -81,20 +89,19 @@ struct MomentumUpdateToLinalg : OpConversionPattern<MomentumUpdateOp> {
     SmallVector<Value> r = elementwise(
         rewriter, op.getLoc(), {adaptor.getMomentum(), adaptor.getGrad()}, 2,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
-          Value m = a[0], g = a[1], bt = constF32(nb, l, beta);
+          Value m = a[0], g = a[1];
           // sum: M' = beta*M + G;  lerp: M' = lerp(M, G, 1 - beta).
           Value newM =
-              sum ? arith::AddFOp::create(
-                        nb, l, arith::MulFOp::create(nb, l, bt, m), g)
+              sum ? arith::AddFOp::create(nb, l, mulByConst(nb, l, beta, m), g)
                         .getResult()
                   : lerp(nb, l, m, g, constF32(nb, l, 1.0 - beta));
           Value u = newM;
           // Nesterov, sum: U = G + beta*M';  lerp: U = lerp(G, M', beta).
           if (nesterov)
-            u = sum ? arith::AddFOp::create(
-                          nb, l, g, arith::MulFOp::create(nb, l, bt, newM))
+            u = sum ? arith::AddFOp::create(nb, l, g,
+                                            mulByConst(nb, l, beta, newM))
                           .getResult()
-                    : lerp(nb, l, g, newM, bt);
+                    : lerp(nb, l, g, newM, constF32(nb, l, beta));
           return {newM, u};
         });
     rewriter.replaceOp(op, r);
@@ -113,11 +120,11 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
     // once: folded here when both are constants, else by code that runs
     // before the elementwise loop.
     Value lr, decay;
+    std::optional<double> decayC;
     if (op.getLrAttr() && op.getWeightDecayAttr()) {
       double lrC = op.getLrAttr().getValueAsDouble();
       lr = constF32(rewriter, loc, lrC);
-      decay = constF32(rewriter, loc,
-                       1.0 - lrC * op.getWeightDecayAttr().getValueAsDouble());
+      decayC = 1.0 - lrC * op.getWeightDecayAttr().getValueAsDouble();
     } else {
       auto f64 = [&](Value v, FloatAttr a) {
         return v ? v
@@ -137,8 +144,9 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
         rewriter, loc, {adaptor.getParam(), adaptor.getUpdate()}, 1,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           // P * (1 - lr*wd) - lr * (O * scale)
-          Value p = arith::MulFOp::create(nb, l, a[0], decay);
-          Value o = arith::MulFOp::create(nb, l, a[1], constF32(nb, l, scale));
+          Value p = decayC ? mulByConst(nb, l, *decayC, a[0])
+                           : arith::MulFOp::create(nb, l, a[0], decay);
+          Value o = mulByConst(nb, l, scale, a[1]);
           Value step = arith::MulFOp::create(nb, l, lr, o);
           return {arith::SubFOp::create(nb, l, p, step).getResult()};
         });

@@ -61,7 +61,15 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
         rewriter, loc,
         UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0), src);
     Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
-    Value eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
+    // eps at the top of the function, where one CSE merges the copies of
+    // every Newton-Schulz (each sits in its owner's branch otherwise).
+    Value eps;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (auto fn = op->getParentOfType<FunctionOpInterface>())
+        rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
+      eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
+    }
     SmallVector<Value> args = {srcUnranked, unranked,
                                RuntimeCalls::i64(rewriter, loc, op.getSteps()),
                                coeffs, eps};
