@@ -54,6 +54,11 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
 
   // Tensors to buffers; results become caller-provided out-params so a
   // host keeps ownership of every buffer it sees.
+  // The arguments of the entry (a function nothing calls) as the buffers
+  // the function-boundary bufferization would give them, so that its
+  // analysis has no argument to compare each result with: that was
+  // quadratic in the parameters.
+  pm.addPass(createMuonBufferizeEntryArguments());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

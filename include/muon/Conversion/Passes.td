@@ -377,6 +377,33 @@ def MuonEmptyTensorToAllocTensor
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def MuonBufferizeEntryArguments
+    : Pass<"muon-bufferize-entry-arguments", "mlir::ModuleOp"> {
+  let summary = "Give every function that nothing calls memref arguments "
+                "before one-shot bufferization";
+  let description = [{
+    Each ranked tensor argument (without an encoding) of a function with a
+    body that no op of the module refers to becomes a memref of the same
+    shape and element type with the identity layout, read at the top of
+    the body by `bufferization.to_tensor ... restrict`, `writable` unless
+    the argument says `bufferization.writable = false`. That is the buffer
+    and the assumptions one-shot bufferization gives a function argument
+    itself with `bufferize-function-boundaries` and
+    `function-boundary-type-conversion=identity-layout-map` (arguments do
+    not alias each other and may be written in place), so the bufferized
+    function is the same.
+
+    Why: one-shot bufferization's function-boundary analysis compares every
+    returned tensor with every tensor argument, once for aliasing and once
+    for equivalence; a step returns two tensors per matrix and takes three,
+    so that analysis grew with the square of the parameters. With memref
+    arguments nothing is left to compare. Functions that are called keep
+    their tensor arguments: their callers need the analysis.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MuonLinalgToLoops : Pass<"muon-linalg-to-loops", "mlir::func::FuncOp"> {
   let summary = "Run convert-linalg-to-loops on the functions that hold a "
                 "linalg op";

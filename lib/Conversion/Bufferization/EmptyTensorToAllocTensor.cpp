@@ -4,8 +4,8 @@
 // with the greedy rewrite driver, which also tries to fold every other op of
 // the module and repeats until nothing changes: half a second on a 405B
 // step (dp x fsdp x tp, 512 ranks) for a rewrite of a few thousand ops. The
-// rewrite itself needs one walk; the canonicalizer that follows in the
-// pipeline folds what there is to fold.
+// rewrite itself needs one walk; the CSE that follows in the pipeline
+// merges duplicates and erases dead ops.
 //
 //===----------------------------------------------------------------------===//
 
