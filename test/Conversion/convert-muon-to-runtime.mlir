@@ -42,6 +42,20 @@ func.func @ns_in_branch(%x: tensor<8x8xf32>, %c: i1) -> tensor<8x8xf32> {
   return %r : tensor<8x8xf32>
 }
 
+// Inside a region isolated from above, eps goes to the top of that region.
+// CHECK-LABEL: func.func @ns_in_isolated_region(
+// CHECK: omp.target {
+// CHECK-NEXT: %[[EPS:.*]] = arith.constant 9.9999999999999995E-8 : f64
+// CHECK: call @muon_rt_newton_schulz(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[EPS]], %{{.*}})
+func.func @ns_in_isolated_region() {
+  omp.target {
+    %c = arith.constant dense<1.0> : tensor<8x8xf32>
+    %o = muon.newton_schulz %c steps 5 coeffs [3.4445, -4.775, 2.0315] eps 1.0e-7 in f32 : tensor<8x8xf32>
+    omp.terminator
+  }
+  return
+}
+
 // bf16: the same call with precision 1 (bf16 operands, fp32 accumulation).
 // CHECK-LABEL: func.func @ns_bf16(
 // CHECK: call @muon_rt_newton_schulz(%{{.*}}, %{{.*}}, %c5_i64, %{{.*}}, %{{.*}}, %c1_i64)
@@ -52,14 +66,16 @@ func.func @ns_bf16(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // lerp form with nesterov: M' = M + (1-b)(G - M); U = G + b (M' - G).
 // CHECK-LABEL: func.func @momentum_lerp
+// The factors are made outside the body, which captures them (so kernels
+// that differ only in factors share code once outlined).
+// CHECK: %[[B:.*]] = arith.constant 0.899999976 : f32
+// CHECK: %[[W:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x4xf32>, tensor<4x4xf32>)
 // CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
-// CHECK: %[[W:.*]] = arith.constant 1.000000e-01 : f32
-// CHECK: %[[D:.*]] = arith.subf %[[G]], %[[M]]
-// CHECK: %[[WD:.*]] = arith.mulf %[[W]], %[[D]]
-// CHECK: %[[NM:.*]] = arith.addf %[[M]], %[[WD]]
-// CHECK: %[[B:.*]] = arith.constant 0.899999976 : f32
-// CHECK: %[[D2:.*]] = arith.subf %[[NM]], %[[G]]
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[G]], %[[M]]
+// CHECK-NEXT: %[[WD:.*]] = arith.mulf %[[W]], %[[D]]
+// CHECK-NEXT: %[[NM:.*]] = arith.addf %[[M]], %[[WD]]
+// CHECK-NEXT: %[[D2:.*]] = arith.subf %[[NM]], %[[G]]
 // CHECK: %[[BD:.*]] = arith.mulf %[[B]], %[[D2]]
 // CHECK: %[[U:.*]] = arith.addf %[[G]], %[[BD]]
 // CHECK: linalg.yield %[[NM]], %[[U]]
@@ -83,11 +99,11 @@ func.func @momentum_sum(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4
 // rounded to f32 once.
 // CHECK-LABEL: func.func @apply
 // CHECK: %[[LR:.*]] = arith.constant 1.000000e-01 : f32
-// CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[DEC:.*]] = arith.constant 0.949999988 : f32
-// CHECK: %[[PD:.*]] = arith.mulf %[[DEC]], %[[P]]
 // CHECK: %[[S:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK: %[[OS:.*]] = arith.mulf %[[S]], %[[O]]
+// CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[PD:.*]] = arith.mulf %[[DEC]], %[[P]]
+// CHECK-NEXT: %[[OS:.*]] = arith.mulf %[[S]], %[[O]]
 // CHECK: %[[ST:.*]] = arith.mulf %[[LR]], %[[OS]]
 // CHECK: arith.subf %[[PD]], %[[ST]]
 func.func @apply(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>) -> tensor<?x4xf32> {
@@ -107,6 +123,17 @@ func.func @apply(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>) -> tensor<?x4xf32> {
 func.func @apply_unit_factors(%p: tensor<4x4xf32>, %o: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = muon.apply_update %p, %o lr 0.1 weight_decay 0.0 scale 1.0 : tensor<4x4xf32>
   return %r : tensor<4x4xf32>
+}
+
+// lerp with beta 0: M' = M + (G - M), no product by 1 - beta = 1.
+// CHECK-LABEL: func.func @momentum_lerp_zero_beta
+// CHECK: ^bb0(%[[M:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[G]], %[[M]]
+// CHECK-NEXT: %[[NM:.*]] = arith.addf %[[M]], %[[D]]
+// CHECK-NEXT: linalg.yield %[[NM]], %[[NM]]
+func.func @momentum_lerp_zero_beta(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %nm, %u = muon.momentum_update %m, %g beta 0.0 : tensor<4x4xf32>
+  return %nm, %u : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
 // CHECK-LABEL: func.func @momentum_sum_unit_beta
@@ -130,7 +157,7 @@ func.func @momentum_sum_unit_beta(%m: tensor<4x4xf32>, %g: tensor<4x4xf32>) -> (
 // CHECK: %[[LR:.*]] = arith.truncf %[[LR64]] : f64 to f32
 // CHECK: %[[DEC:.*]] = arith.truncf %[[DEC64]] : f64 to f32
 // CHECK: ^bb0(%[[P:.*]]: f32, %[[O:.*]]: f32, %{{.*}}: f32):
-// CHECK: arith.mulf %[[P]], %[[DEC]]
+// CHECK: arith.mulf %[[DEC]], %[[P]]
 // CHECK: arith.mulf %[[LR]], %{{.*}}
 func.func @apply_runtime(%p: tensor<?x4xf32>, %o: tensor<?x4xf32>, %lr: f64) -> tensor<?x4xf32> {
   %r = muon.apply_update %p, %o lr %lr weight_decay 0.5 scale 2.0 : tensor<?x4xf32>

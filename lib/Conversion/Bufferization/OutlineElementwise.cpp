@@ -10,6 +10,16 @@
 // large function that calls them needs no optimisation
 // (muon-optimise-kernels-only).
 //
+// A kernel takes each buffer as an unranked memref (a rank and a pointer
+// to the descriptor) and casts it back to the ranked type inside. A ranked
+// memref argument would be passed as its seven descriptor fields, each
+// read out of the descriptor at every call site: about half the operations
+// of a matrix's code in the step. The buffers are cast to unranked memrefs
+// anyway for the runtime calls, so the step's function already holds their
+// descriptors in memory (one per buffer, muon-share-buffer-views; the
+// caller's own for an argument, muon-forward-argument-descriptors); the
+// kernel reads the fields once, before its loops.
+//
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
@@ -49,6 +59,16 @@ Type generalised(Type type) {
                          memref.getMemorySpace());
 }
 
+/// How a kernel is passed an operand of (generalised) type `type`: a
+/// memref as an unranked one of the same element type and memory space.
+Type passedAs(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return type;
+  return UnrankedMemRefType::get(memref.getElementType(),
+                                 memref.getMemorySpace());
+}
+
 struct MuonOutlineElementwise
     : muon::impl::MuonOutlineElementwiseBase<MuonOutlineElementwise> {
   void runOnOperation() override {
@@ -75,18 +95,25 @@ struct MuonOutlineElementwise
     getUsedValuesDefinedAbove(op->getRegions(), captured);
     SmallVector<Value> args(op->getOperands());
     args.append(captured.begin(), captured.end());
-    SmallVector<Type> argTypes;
-    for (Value v : args)
+    // What the kernel computes on (ranked) and what it is passed.
+    SmallVector<Type> argTypes, passedTypes;
+    for (Value v : args) {
       argTypes.push_back(generalised(v.getType()));
+      passedTypes.push_back(passedAs(argTypes.back()));
+    }
 
     // The candidate function, built detached and printed to find its kind.
     OpBuilder b(ctx);
     auto fn = func::FuncOp::create(b, op.getLoc(), "__muon_kernel",
-                                   FunctionType::get(ctx, argTypes, {}));
+                                   FunctionType::get(ctx, passedTypes, {}));
     Block *entry = fn.addEntryBlock();
     b.setInsertionPointToStart(entry);
     IRMapping mapping;
-    mapping.map(args, entry->getArguments());
+    for (auto [v, arg, t] : llvm::zip(args, entry->getArguments(), argTypes))
+      mapping.map(v, arg.getType() == t
+                         ? Value(arg)
+                         : memref::CastOp::create(b, op.getLoc(), t, arg)
+                               .getResult());
     b.clone(*op, mapping);
     func::ReturnOp::create(b, op.getLoc());
     std::string form;
@@ -106,7 +133,7 @@ struct MuonOutlineElementwise
 
     b.setInsertionPoint(op);
     SmallVector<Value> callArgs;
-    for (auto [v, t] : llvm::zip(args, argTypes))
+    for (auto [v, t] : llvm::zip(args, passedTypes))
       callArgs.push_back(v.getType() == t
                              ? v
                              : memref::CastOp::create(b, op.getLoc(), t, v)

@@ -65,18 +65,27 @@ Value constF32(OpBuilder &b, Location loc, double v) {
                                    b.getF32FloatAttr(static_cast<float>(v)));
 }
 
-/// c * x, or x itself where c rounds to 1.0f: the same value bit for bit,
-/// so the step needs no folding pass over the whole module to drop it.
-Value mulByConst(OpBuilder &b, Location loc, double c, Value x) {
+/// The f32 factor `c` as a constant made at `b`'s insertion point, outside
+/// the elementwise body (the body then captures it, so kernels that differ
+/// only in their factors share code: muon-outline-elementwise passes
+/// captured values as arguments), or null where `c` rounds to 1.0f and no
+/// product is needed.
+Value factor(OpBuilder &b, Location loc, double c) {
   if (static_cast<float>(c) == 1.0f)
-    return x;
-  return arith::MulFOp::create(b, loc, constF32(b, loc, c), x);
+    return {};
+  return constF32(b, loc, c);
 }
 
-/// lerp(x, y, w) = x + w * (y - x), as torch.lerp.
+/// f * x, or x itself for a null factor (1.0f): x * 1.0f is x bit for bit,
+/// so the step needs no folding pass over the whole module to drop it.
+Value scaled(OpBuilder &b, Location loc, Value f, Value x) {
+  return f ? arith::MulFOp::create(b, loc, f, x).getResult() : x;
+}
+
+/// lerp(x, y, w) = x + w * (y - x), as torch.lerp (w null: 1.0f).
 Value lerp(OpBuilder &b, Location loc, Value x, Value y, Value w) {
   Value d = arith::SubFOp::create(b, loc, y, x);
-  return arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, w, d));
+  return arith::AddFOp::create(b, loc, x, scaled(b, loc, w, d));
 }
 
 struct MomentumUpdateToLinalg : OpConversionPattern<MomentumUpdateOp> {
@@ -86,22 +95,24 @@ struct MomentumUpdateToLinalg : OpConversionPattern<MomentumUpdateOp> {
                   ConversionPatternRewriter &rewriter) const override {
     double beta = op.getBeta().convertToDouble();
     bool sum = op.getSum(), nesterov = op.getNesterov();
+    Location loc = op.getLoc();
+    Value bt = factor(rewriter, loc, beta);
+    Value oneMinusBeta = sum ? Value() : factor(rewriter, loc, 1.0 - beta);
     SmallVector<Value> r = elementwise(
-        rewriter, op.getLoc(), {adaptor.getMomentum(), adaptor.getGrad()}, 2,
+        rewriter, loc, {adaptor.getMomentum(), adaptor.getGrad()}, 2,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           Value m = a[0], g = a[1];
           // sum: M' = beta*M + G;  lerp: M' = lerp(M, G, 1 - beta).
           Value newM =
-              sum ? arith::AddFOp::create(nb, l, mulByConst(nb, l, beta, m), g)
+              sum ? arith::AddFOp::create(nb, l, scaled(nb, l, bt, m), g)
                         .getResult()
-                  : lerp(nb, l, m, g, constF32(nb, l, 1.0 - beta));
+                  : lerp(nb, l, m, g, oneMinusBeta);
           Value u = newM;
           // Nesterov, sum: U = G + beta*M';  lerp: U = lerp(G, M', beta).
           if (nesterov)
-            u = sum ? arith::AddFOp::create(nb, l, g,
-                                            mulByConst(nb, l, beta, newM))
+            u = sum ? arith::AddFOp::create(nb, l, g, scaled(nb, l, bt, newM))
                           .getResult()
-                    : lerp(nb, l, g, newM, constF32(nb, l, beta));
+                    : lerp(nb, l, g, newM, bt);
           return {newM, u};
         });
     rewriter.replaceOp(op, r);
@@ -119,12 +130,12 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
     // lr and 1 - lr*weight_decay are computed in f64 and rounded to f32
     // once: folded here when both are constants, else by code that runs
     // before the elementwise loop.
-    Value lr, decay;
-    std::optional<double> decayC;
+    Value lr, decay; // decay null: 1.0f, no product
     if (op.getLrAttr() && op.getWeightDecayAttr()) {
       double lrC = op.getLrAttr().getValueAsDouble();
       lr = constF32(rewriter, loc, lrC);
-      decayC = 1.0 - lrC * op.getWeightDecayAttr().getValueAsDouble();
+      decay = factor(rewriter, loc,
+                     1.0 - lrC * op.getWeightDecayAttr().getValueAsDouble());
     } else {
       auto f64 = [&](Value v, FloatAttr a) {
         return v ? v
@@ -140,13 +151,13 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
       lr = arith::TruncFOp::create(rewriter, loc, f32, lr64);
       decay = arith::TruncFOp::create(rewriter, loc, f32, decay64);
     }
+    Value scaleF = factor(rewriter, loc, scale);
     SmallVector<Value> r = elementwise(
         rewriter, loc, {adaptor.getParam(), adaptor.getUpdate()}, 1,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           // P * (1 - lr*wd) - lr * (O * scale)
-          Value p = decayC ? mulByConst(nb, l, *decayC, a[0])
-                           : arith::MulFOp::create(nb, l, a[0], decay);
-          Value o = mulByConst(nb, l, scale, a[1]);
+          Value p = scaled(nb, l, decay, a[0]);
+          Value o = scaled(nb, l, scaleF, a[1]);
           Value step = arith::MulFOp::create(nb, l, lr, o);
           return {arith::SubFOp::create(nb, l, p, step).getResult()};
         });

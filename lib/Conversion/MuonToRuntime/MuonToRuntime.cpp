@@ -61,13 +61,15 @@ struct NewtonSchulzToRuntime : OpConversionPattern<NewtonSchulzOp> {
         rewriter, loc,
         UnrankedMemRefType::get(type.getElementType(), /*memorySpace=*/0), src);
     Value coeffs = rt.f64Table(rewriter, loc, op.getCoeffs());
-    // eps at the top of the function, where one CSE merges the copies of
-    // every Newton-Schulz (each sits in its owner's branch otherwise).
+    // eps at the top of the function (the nearest region isolated from
+    // above), where one CSE merges the copies of every Newton-Schulz (each
+    // sits in its owner's branch otherwise).
     Value eps;
     {
       OpBuilder::InsertionGuard guard(rewriter);
-      if (auto fn = op->getParentOfType<FunctionOpInterface>())
-        rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
+      if (Operation *top =
+              op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>())
+        rewriter.setInsertionPointToStart(&top->getRegion(0).front());
       eps = arith::ConstantOp::create(rewriter, loc, op.getEpsAttr());
     }
     SmallVector<Value> args = {srcUnranked, unranked,
