@@ -47,9 +47,10 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // bufferization's conflict analysis grew quadratic in the parameters.
   pm.addPass(createMuonEmptyTensorToAllocTensor());
   // Merges the constants and the rank queries each parameter's code
-  // repeats, and erases dead ops. No canonicalizer: its greedy driver
-  // tried to fold every op of the step, and the one fold that mattered
-  // (x * 1.0 in the elementwise bodies) is not emitted in the first place.
+  // repeats, and erases ops dead when it reaches them. No canonicalizer:
+  // its greedy driver tried to fold every op of the step, and the folds
+  // that mattered (x * 1.0 in the elementwise bodies, eps in every owner's
+  // branch) are not emitted in the first place.
   pm.addPass(createCSEPass());
 
   // Tensors to buffers; results become caller-provided out-params so a

@@ -156,7 +156,12 @@ def MuonOutlineElementwise
     private function (marked `muon.kernel`) over dynamically shaped buffers
     (strided ones where an operand is not contiguous) that holds the op,
     with the values its body captures (beta, lr, ...) as arguments; ops
-    that print the same there share the function. The step's momentum and
+    that print the same there share the function. The kernel takes each
+    buffer as an unranked memref (a rank and a pointer to the caller's
+    descriptor) and casts it back to its ranked type before the op, so a
+    call passes two scalars per buffer instead of the descriptor's fields,
+    which the caller would read out at every call site; the kernel only
+    reads the descriptors, at entry. The step's momentum and
     update (one op per matrix each) become calls to a handful of kernels:
     its only loops, which `muon-optimise-kernels-only` leaves as the only
     code LLVM optimises.
