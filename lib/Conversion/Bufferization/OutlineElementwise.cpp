@@ -13,21 +13,29 @@
 // A kernel takes each buffer as an unranked memref (a rank and a pointer
 // to the descriptor) and casts it back to the ranked type inside. A ranked
 // memref argument would be passed as its seven descriptor fields, each
-// read out of the descriptor at every call site: about half the operations
-// of a matrix's code in the step. The buffers are cast to unranked memrefs
-// anyway for the runtime calls, so the step's function already holds their
-// descriptors in memory (one per buffer, muon-share-buffer-views; the
-// caller's own for an argument, muon-forward-argument-descriptors); the
-// kernel reads the fields once, before its loops.
+// read out of the descriptor at every call site: about a quarter of the
+// operations of a matrix's code in the step. The buffers are cast to
+// unranked memrefs anyway for the runtime calls, so the step's function
+// already holds their descriptors in memory (one per buffer,
+// muon-share-buffer-views; the caller's own for an argument,
+// muon-forward-argument-descriptors); the kernel reads the fields once,
+// before its loops. Two exceptions pass buffers ranked, as before: an op
+// that may run more than once per call (in a loop, or in a block on a
+// cycle), where each call would fill a stack slot of its own and the stack
+// would grow per iteration; and a buffer in a memory space that is not an
+// address space (an integer), which the conversion to LLVM rejects with a
+// diagnostic for ranked memrefs but not for unranked ones.
 //
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/BlocksOnCycles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -60,18 +68,47 @@ Type generalised(Type type) {
 }
 
 /// How a kernel is passed an operand of (generalised) type `type`: a
-/// memref as an unranked one of the same element type and memory space.
+/// memref as an unranked one of the same element type and memory space,
+/// where that space is the default or an address space.
 Type passedAs(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
+  if (!memref || (memref.getMemorySpace() &&
+                  !isa<IntegerAttr>(memref.getMemorySpace())))
     return type;
   return UnrankedMemRefType::get(memref.getElementType(),
                                  memref.getMemorySpace());
 }
 
+/// Whether `op` may run more than once per call of its function: inside a
+/// loop, or in a block on a cycle of its region's control flow, up to the
+/// function.
+/// `cyclic` caches the blocks on cycles of each multi-block region seen.
+bool mayRepeat(
+    Operation *op,
+    llvm::DenseMap<Region *, llvm::SmallPtrSet<Block *, 16>> &cyclic) {
+  for (Operation *at = op; at && !isa<func::FuncOp>(at);
+       at = at->getParentOp()) {
+    if (at != op && isa<LoopLikeOpInterface>(at))
+      return true;
+    Region *region = at->getParentRegion();
+    if (!region || region->hasOneBlock())
+      continue;
+    auto [it, inserted] = cyclic.try_emplace(region);
+    if (inserted)
+      it->second = muon::blocksOnCycles(*region);
+    if (it->second.contains(at->getBlock()))
+      return true;
+  }
+  return false;
+}
+
 struct MuonOutlineElementwise
     : muon::impl::MuonOutlineElementwiseBase<MuonOutlineElementwise> {
+  /// Blocks on cycles per region (outlining adds no block).
+  llvm::DenseMap<Region *, llvm::SmallPtrSet<Block *, 16>> cyclic;
+
   void runOnOperation() override {
+    cyclic.clear();
     SmallVector<linalg::GenericOp> ops;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
@@ -96,10 +133,12 @@ struct MuonOutlineElementwise
     SmallVector<Value> args(op->getOperands());
     args.append(captured.begin(), captured.end());
     // What the kernel computes on (ranked) and what it is passed.
+    bool byPointer = !mayRepeat(op, cyclic);
     SmallVector<Type> argTypes, passedTypes;
     for (Value v : args) {
       argTypes.push_back(generalised(v.getType()));
-      passedTypes.push_back(passedAs(argTypes.back()));
+      passedTypes.push_back(byPointer ? passedAs(argTypes.back())
+                                      : argTypes.back());
     }
 
     // The candidate function, built detached and printed to find its kind.

@@ -47,6 +47,53 @@ struct ConvertStepToLLVM
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A type the converter cannot convert (a memory space that is not an
+    // address space) is reported as an error while the op that has it is
+    // left as it is, which a partial conversion accepts: the pass fails
+    // on any error reported during it.
+    bool reportedError = false;
+    ScopedDiagnosticHandler watch(&getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        reportedError = true;
+      return failure(); // Reported by the handlers in place as before.
+    });
+    runConversions(module);
+    if (reportedError) {
+      locateUnconvertibleMemorySpace(module);
+      signalPassFailure();
+    }
+  }
+
+  /// The converter's report has no location: on failure, point at the
+  /// first op that defines a memref in a memory space that is not an
+  /// address space (the one such report there is).
+  static void locateUnconvertibleMemorySpace(ModuleOp module) {
+    auto unconvertible = [](Type type) {
+      Attribute space;
+      if (auto m = dyn_cast<MemRefType>(type))
+        space = m.getMemorySpace();
+      else if (auto u = dyn_cast<UnrankedMemRefType>(type))
+        space = u.getMemorySpace();
+      return space && !isa<IntegerAttr>(space) ? space : Attribute();
+    };
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      SmallVector<Type> types(op->getResultTypes());
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            types.push_back(arg.getType());
+      for (Type type : types)
+        if (Attribute space = unconvertible(type)) {
+          op->emitError() << "memref memory space " << space
+                          << " is not an LLVM address space (an integer); "
+                             "map it to one before muon-to-llvm";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+  }
+
+  void runConversions(ModuleOp module) {
     const auto &layout = getAnalysis<DataLayoutAnalysis>();
     LowerToLLVMOptions options(&getContext(), layout.getAtOrAbove(module));
     // As convert-func-to-llvm: the module's LLVM data layout, when it has
