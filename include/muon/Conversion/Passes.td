@@ -387,8 +387,9 @@ def MuonBufferizeEntryArguments
   let summary = "Give every function that nothing calls memref arguments "
                 "before one-shot bufferization";
   let description = [{
-    Each ranked tensor argument (without an encoding) of a function with a
-    body that no op of the module refers to becomes a memref of the same
+    Each ranked tensor argument (without an encoding or a
+    `bufferization.buffer_layout`) of a function with a body that no op of
+    the module refers to (by symbol, anywhere in it) becomes a memref of the same
     shape and element type with the identity layout, read at the top of
     the body by `bufferization.to_tensor ... restrict`, `writable` unless
     the argument says `bufferization.writable = false`. That is the buffer
