@@ -53,13 +53,13 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // branch) are not emitted in the first place.
   pm.addPass(createCSEPass());
 
-  // Tensors to buffers; results become caller-provided out-params so a
-  // host keeps ownership of every buffer it sees.
   // The arguments of the entry (a function nothing calls) as the buffers
   // the function-boundary bufferization would give them, so that its
   // analysis has no argument to compare each result with: that was
   // quadratic in the parameters.
   pm.addPass(createMuonBufferizeEntryArguments());
+  // Tensors to buffers; results become caller-provided out-params so a
+  // host keeps ownership of every buffer it sees.
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

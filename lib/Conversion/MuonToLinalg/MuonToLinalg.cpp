@@ -96,7 +96,9 @@ struct MomentumUpdateToLinalg : OpConversionPattern<MomentumUpdateOp> {
     double beta = op.getBeta().convertToDouble();
     bool sum = op.getSum(), nesterov = op.getNesterov();
     Location loc = op.getLoc();
-    Value bt = factor(rewriter, loc, beta);
+    // Only the factors the body uses: beta in the sum form and in
+    // Nesterov's second lerp, 1 - beta in the first lerp.
+    Value bt = sum || nesterov ? factor(rewriter, loc, beta) : Value();
     Value oneMinusBeta = sum ? Value() : factor(rewriter, loc, 1.0 - beta);
     SmallVector<Value> r = elementwise(
         rewriter, loc, {adaptor.getMomentum(), adaptor.getGrad()}, 2,
