@@ -101,6 +101,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // of each constant table.
   pm.addNestedPass<func::FuncOp>(createMuonShareBufferViews());
   pm.addNestedPass<func::FuncOp>(createMuonSplitEntryBlock());
+  // A buffer only handed to calls: one runtime call writes its whole
+  // descriptor, instead of a store per field.
+  pm.addPass(createMuonAllocateThroughRuntime());
   // func, memref, arith, index and cf in one conversion (one walk of the
   // module, not five).
   MuonConvertStepToLLVMOptions toLLVM;

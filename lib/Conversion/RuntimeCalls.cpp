@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -32,7 +33,7 @@ ModuleOp RuntimeCalls::moduleAt(OpBuilder &b) const {
 }
 
 namespace {
-enum class Kind { VOID, I64, F64, MEMREF, I64_ARRAY, F64_ARRAY };
+enum class Kind { VOID, I64, F64, MEMREF, I64_ARRAY, F64_ARRAY, PTR, I64_PTR };
 
 struct TableRow {
   const char *name;
@@ -44,9 +45,10 @@ struct TableRow {
 const std::vector<TableRow> &table() {
   constexpr Kind VOID = Kind::VOID, I64 = Kind::I64, F64 = Kind::F64,
                  MEMREF = Kind::MEMREF, I64_ARRAY = Kind::I64_ARRAY,
-                 F64_ARRAY = Kind::F64_ARRAY;
+                 F64_ARRAY = Kind::F64_ARRAY, PTR = Kind::PTR,
+                 I64_PTR = Kind::I64_PTR;
   (void)VOID, (void)I64, (void)F64, (void)MEMREF, (void)I64_ARRAY,
-      (void)F64_ARRAY;
+      (void)F64_ARRAY, (void)PTR, (void)I64_PTR;
 #define MUON_RT_ARGS(...) {__VA_ARGS__}
 #define MUON_RT_FUNCTION(name, cInterface, result, args)                       \
   {#name, cInterface != 0, result, std::vector<Kind> MUON_RT_ARGS args},
@@ -73,6 +75,9 @@ Type typeOf(MLIRContext *ctx, Kind k) {
     return MemRefType::get({ShapedType::kDynamic}, b.getI64Type());
   case Kind::F64_ARRAY:
     return MemRefType::get({ShapedType::kDynamic}, b.getF64Type());
+  case Kind::PTR:
+  case Kind::I64_PTR:
+    return LLVM::LLVMPointerType::get(ctx);
   }
   llvm_unreachable("unknown runtime argument kind");
 }

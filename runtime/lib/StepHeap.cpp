@@ -6,7 +6,10 @@
 // runtime provides here. Each block carries a header with its size, so the
 // runtime knows the bytes a step holds at any time and the peak
 // (muon_rt_counters.heap_bytes_peak): the memory a schedule really needs,
-// measured, beside what the compiler estimates.
+// measured, beside what the compiler estimates. Buffers that the step only
+// hands to calls get their whole descriptor written here too
+// (muon_rt_buffer_alloc): one call in compiled code instead of an
+// allocation, a size computation and a store per descriptor field.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -61,6 +65,30 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   Header *header = static_cast<Header *>(ptr) - 1;
   muon::rt::counters().heap_bytes_live -= static_cast<int64_t>(header->bytes);
   std::free(header->block);
+}
+
+} // extern "C"
+
+extern "C" {
+
+void muon_rt_buffer_alloc(void *descriptor, const int64_t *layout) {
+  int64_t rank = layout[0];
+  void *buffer = allocate(static_cast<size_t>(layout[2]),
+                          static_cast<size_t>(layout[1]));
+  // { T *allocated; T *aligned; int64_t offset, sizes[rank], strides[rank] }
+  void *pointers[2] = {buffer, buffer};
+  std::memcpy(descriptor, pointers, sizeof pointers);
+  int64_t offset = 0;
+  char *fields = static_cast<char *>(descriptor) + sizeof pointers;
+  std::memcpy(fields, &offset, sizeof offset);
+  std::memcpy(fields + sizeof offset, layout + 3,
+              static_cast<size_t>(2 * rank) * sizeof(int64_t));
+}
+
+void muon_rt_buffer_free(void *descriptor) {
+  void *allocated;
+  std::memcpy(&allocated, descriptor, sizeof allocated);
+  _mlir_memref_to_llvm_free(allocated);
 }
 
 } // extern "C"

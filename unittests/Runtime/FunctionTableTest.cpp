@@ -23,6 +23,8 @@ namespace {
 #define MEMREF muon_rt_memref *
 #define I64_ARRAY muon_rt_i64_array *
 #define F64_ARRAY muon_rt_f64_array *
+#define PTR void *
+#define I64_PTR const int64_t *
 #define MUON_RT_SYMBOL_0(name) name
 #define MUON_RT_SYMBOL_1(name) _mlir_ciface_##name
 #define MUON_RT_SYMBOL(name, c) MUON_RT_SYMBOL_##c(name)

@@ -242,6 +242,8 @@ void hoistAllocas(LLVM::LLVMFuncOp fn) {
   Region &body = fn.getBody();
   llvm::SmallPtrSet<Block *, 16> cyclic = muon::blocksOnCycles(body);
   Block &entry = body.front();
+  // Copies in the entry block of size constants that other ops use too.
+  llvm::DenseMap<Operation *, Operation *> entryCopies;
   for (Block &block : llvm::drop_begin(body)) {
     if (cyclic.contains(&block))
       continue;
@@ -252,13 +254,23 @@ void hoistAllocas(LLVM::LLVMFuncOp fn) {
       auto size = alloca.getArraySize().getDefiningOp<LLVM::ConstantOp>();
       if (!size)
         continue;
-      // The size's constant goes too, unless the entry block holds it.
+      // The size's constant goes too (or a copy of it, when it has other
+      // users), unless the entry block holds it.
+      Operation *sizeOp = size;
       if (size->getBlock() != &entry) {
-        if (!size->hasOneUse())
-          continue;
-        size->moveBefore(&entry, entry.begin());
+        if (size->hasOneUse()) {
+          size->moveBefore(&entry, entry.begin());
+        } else {
+          Operation *&copy = entryCopies[size];
+          if (!copy) {
+            copy = size->clone();
+            entry.getOperations().push_front(copy);
+          }
+          alloca.getArraySizeMutable().assign(copy->getResult(0));
+          sizeOp = copy;
+        }
       }
-      alloca->moveAfter(size);
+      alloca->moveAfter(sizeOp);
     }
   }
 }

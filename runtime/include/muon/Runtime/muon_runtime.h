@@ -247,6 +247,20 @@ void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
 void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected);
 
+/*--- Buffers of the step ---------------------------------------------------*/
+/* A buffer the step allocates and hands to calls as an unranked memref
+ * (muon-allocate-through-runtime). `layout` is a constant table
+ *   { rank, bytes, alignment, sizes[rank], strides[rank] }
+ * and `descriptor` room for the buffer's ranked descriptor, which this
+ * writes whole: allocated and aligned pointer (both the address of `bytes`
+ * bytes aligned to `alignment`, a power of two, from the step heap that
+ * _mlir_memref_to_llvm_aligned_alloc also serves), offset 0, then the sizes
+ * and strides. Out of memory fails like any runtime call. */
+void muon_rt_buffer_alloc(void *descriptor, const int64_t *layout);
+/* Frees the buffer whose descriptor muon_rt_buffer_alloc wrote at
+ * `descriptor` (reading its allocated pointer). */
+void muon_rt_buffer_free(void *descriptor);
+
 /*--- Host helpers (not called by compiled code) ----------------------------*/
 /* Collective over the world like any collective (every rank calls them at
  * the same point), within the timeout, failing like any other call. A host

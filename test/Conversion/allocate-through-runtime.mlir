@@ -1,0 +1,166 @@
+// muon-allocate-through-runtime: a buffer only viewed unranked and freed is
+// allocated by one runtime call that writes its descriptor into a stack
+// slot; every other allocation is left to the conversion.
+// RUN: muon-opt %s --split-input-file --muon-allocate-through-runtime | FileCheck %s
+// (allocate-through-runtime-llvm.mlir converts the result to LLVM.)
+
+// One table per distinct layout {rank, bytes, alignment, sizes, strides}.
+// CHECK-DAG: llvm.mlir.global private constant @[[T2D:__muon_buffer_layout_[0-9]+]](dense<[2, 96, 64, 4, 6, 6, 1]> : tensor<7xi64>)
+// CHECK-DAG: llvm.mlir.global private constant @[[T1D:__muon_buffer_layout_[0-9]+]](dense<[1, 16, 128, 8, 1]> : tensor<5xi64>)
+// CHECK-DAG: llvm.mlir.global private constant @[[T0D:__muon_buffer_layout_[0-9]+]](dense<[0, 8, 16]> : tensor<3xi64>)
+// CHECK-DAG: func.func private @muon_rt_buffer_alloc(!llvm.ptr, !llvm.ptr)
+// CHECK-DAG: func.func private @muon_rt_buffer_free(!llvm.ptr)
+
+// Slots, their size and the table addresses at the top of the entry
+// block; the allocation and the view where the buffer was allocated.
+// CHECK-LABEL: func.func @viewed
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT: %[[S1:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+// CHECK-NEXT: %[[A2D:.*]] = llvm.mlir.addressof @[[T2D]] : !llvm.ptr
+// CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT: %[[S2:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK-NEXT: %[[S3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// CHECK-NEXT: %[[A1D:.*]] = llvm.mlir.addressof @[[T1D]] : !llvm.ptr
+// CHECK-NEXT: %[[S4:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64)>
+// CHECK-NEXT: %[[A0D:.*]] = llvm.mlir.addressof @[[T0D]] : !llvm.ptr
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: cf.br ^bb1
+// CHECK: ^bb1:
+// CHECK-NEXT: call @muon_rt_buffer_alloc(%[[S1]], %[[A2D]])
+// CHECK-NEXT: %[[P:.*]] = llvm.mlir.poison : !llvm.struct<(i64, ptr)>
+// CHECK-NEXT: %[[R:.*]] = llvm.insertvalue %[[TWO]], %[[P]][0]
+// CHECK-NEXT: %[[D:.*]] = llvm.insertvalue %[[S1]], %[[R]][1]
+// CHECK-NEXT: %[[V1:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(i64, ptr)> to memref<*xf32>
+// CHECK-NEXT: call @muon_rt_buffer_alloc(%[[S2]], %[[A2D]])
+// CHECK: %[[V2:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(i64, ptr)> to memref<*xf32>
+// Two casts of one buffer share its view.
+// CHECK: call @use2(%[[V1]], %[[V1]])
+// CHECK-NEXT: call @muon_rt_buffer_free(%[[S1]])
+// CHECK: call @muon_rt_buffer_alloc(%[[S3]], %[[A1D]])
+// CHECK: call @muon_rt_buffer_alloc(%[[S4]], %[[A0D]])
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+
+func.func private @use(memref<*xf32>)
+func.func private @use2(memref<*xf32>, memref<*xf32>)
+func.func private @use_i16(memref<*xi16>)
+func.func private @use_f64(memref<*xf64>)
+func.func @viewed() {
+  cf.br ^bb1
+^bb1:
+  %a = memref.alloc() {alignment = 64 : i64} : memref<4x6xf32>
+  %va = memref.cast %a : memref<4x6xf32> to memref<*xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<4x6xf32>
+  %vb = memref.cast %b : memref<4x6xf32> to memref<*xf32>
+  %va2 = memref.cast %a : memref<4x6xf32> to memref<*xf32>
+  call @use2(%va, %va2) : (memref<*xf32>, memref<*xf32>) -> ()
+  memref.dealloc %a : memref<4x6xf32>
+  call @use(%vb) : (memref<*xf32>) -> ()
+  memref.dealloc %b : memref<4x6xf32>
+  %c = memref.alloc() {alignment = 128 : i64} : memref<8xi16>
+  %vc = memref.cast %c : memref<8xi16> to memref<*xi16>
+  call @use_i16(%vc) : (memref<*xi16>) -> ()
+  memref.dealloc %c : memref<8xi16>
+  %d = memref.alloc() {alignment = 16 : i64} : memref<f64>
+  %vd = memref.cast %d : memref<f64> to memref<*xf64>
+  call @use_f64(%vd) : (memref<*xf64>) -> ()
+  memref.dealloc %d : memref<f64>
+  return
+}
+
+// -----
+
+// Left to the conversion: a buffer also used ranked, one never viewed,
+// dynamic, strided or in another memory space, without an alignment, of
+// an element type LLVM pads (i1), in a block on a cycle, in a nested
+// region.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-COUNT-9: memref.alloc
+// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK: return
+func.func private @use(memref<*xf32>)
+func.func private @use_i1(memref<*xi1>)
+func.func private @use_s(memref<*xf32, 1>)
+func.func @left_alone(%n: index, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %ranked = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  %vr = memref.cast %ranked : memref<4xf32> to memref<*xf32>
+  call @use(%vr) : (memref<*xf32>) -> ()
+  %x = memref.load %ranked[%c0] : memref<4xf32>
+  memref.dealloc %ranked : memref<4xf32>
+  %unviewed = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  memref.dealloc %unviewed : memref<4xf32>
+  %dynamic = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+  %vdyn = memref.cast %dynamic : memref<?xf32> to memref<*xf32>
+  call @use(%vdyn) : (memref<*xf32>) -> ()
+  memref.dealloc %dynamic : memref<?xf32>
+  %strided = memref.alloc() {alignment = 64 : i64} : memref<4xf32, strided<[2]>>
+  %vs = memref.cast %strided : memref<4xf32, strided<[2]>> to memref<*xf32>
+  call @use(%vs) : (memref<*xf32>) -> ()
+  memref.dealloc %strided : memref<4xf32, strided<[2]>>
+  %space = memref.alloc() {alignment = 64 : i64} : memref<4xf32, 1>
+  %vsp = memref.cast %space : memref<4xf32, 1> to memref<*xf32, 1>
+  call @use_s(%vsp) : (memref<*xf32, 1>) -> ()
+  memref.dealloc %space : memref<4xf32, 1>
+  %unaligned = memref.alloc() : memref<4xf32>
+  %vu = memref.cast %unaligned : memref<4xf32> to memref<*xf32>
+  call @use(%vu) : (memref<*xf32>) -> ()
+  memref.dealloc %unaligned : memref<4xf32>
+  %bits = memref.alloc() {alignment = 64 : i64} : memref<4xi1>
+  %vb = memref.cast %bits : memref<4xi1> to memref<*xi1>
+  call @use_i1(%vb) : (memref<*xi1>) -> ()
+  memref.dealloc %bits : memref<4xi1>
+  cf.br ^loop
+^loop:
+  %looped = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  %vl = memref.cast %looped : memref<4xf32> to memref<*xf32>
+  call @use(%vl) : (memref<*xf32>) -> ()
+  memref.dealloc %looped : memref<4xf32>
+  cf.cond_br %c, ^loop, ^exit
+^exit:
+  scf.if %c {
+    %nested = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    %vn = memref.cast %nested : memref<4xf32> to memref<*xf32>
+    func.call @use(%vn) : (memref<*xf32>) -> ()
+    memref.dealloc %nested : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Descriptors not laid out in 64-bit words (32-bit index here): nothing
+// is done.
+// CHECK-LABEL: func.func @narrow_index
+// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK: memref.alloc
+module attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>} {
+  func.func private @use(memref<*xf32>)
+  func.func @narrow_index() {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    %v = memref.cast %a : memref<4xf32> to memref<*xf32>
+    call @use(%v) : (memref<*xf32>) -> ()
+    memref.dealloc %a : memref<4xf32>
+    return
+  }
+}
+
+// -----
+
+// Nor with 32-bit pointers in the LLVM data layout.
+// CHECK-LABEL: func.func @narrow_pointers
+// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK: memref.alloc
+module attributes {llvm.data_layout = "e-p:32:32-i64:64"} {
+  func.func private @use(memref<*xf32>)
+  func.func @narrow_pointers() {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    %v = memref.cast %a : memref<4xf32> to memref<*xf32>
+    call @use(%v) : (memref<*xf32>) -> ()
+    memref.dealloc %a : memref<4xf32>
+    return
+  }
+}
+
