@@ -117,6 +117,30 @@ llvm.func @load(%p: !llvm.ptr) {
   llvm.return
 }
 
+// Slots whose size constant has other users (a shared constant, as
+// muon-allocate-through-runtime makes): a copy of the constant in the
+// entry block sizes them there, and the original stays for its other use.
+// CHECK-LABEL: llvm.func @shared_size
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT: llvm.alloca %[[ONE]] x !llvm.struct
+// CHECK-NEXT: llvm.alloca %[[ONE]] x !llvm.struct
+// CHECK-NEXT: llvm.br ^[[B:bb[0-9]+]]
+// CHECK: ^[[B]]:
+// CHECK-NEXT: %[[ORIG:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NOT: llvm.alloca
+// CHECK: llvm.call @use(%{{.*}}, %[[ORIG]])
+llvm.func @shared_size(%a: !llvm.ptr) {
+  llvm.br ^b
+^b:
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %s1 = llvm.alloca %one x !d : (i64) -> !llvm.ptr
+  %s2 = llvm.alloca %one x !d : (i64) -> !llvm.ptr
+  llvm.call @runtime(%s1) : (!llvm.ptr) -> ()
+  llvm.call @runtime(%s2) : (!llvm.ptr) -> ()
+  llvm.call @use(%a, %one) : (!llvm.ptr, i64) -> ()
+  llvm.return
+}
+
 // Left alone: a slot in a loop (each iteration may need its own), a store
 // aligned below 8, a volatile store, a struct with a float field.
 // CHECK-LABEL: llvm.func @kept
