@@ -30,7 +30,9 @@ extern "C" {
  * A callee reads the ranked descriptor during the call and never writes
  * it or keeps its address: compiled steps point `descriptor` straight at
  * the caller's descriptor of an argument (muon-forward-argument-
- * descriptors), so it is shared, read-only memory. */
+ * descriptors), so it is shared, read-only memory. (muon_rt_buffer_alloc
+ * writes a descriptor into the step's stack slot before any unranked
+ * memref points at it.) */
 typedef struct {
   int64_t rank;
   void *descriptor;
