@@ -114,7 +114,20 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
     conflict = true;
   }
   ModuleOp into = moduleAt(b);
-  auto fn = into.lookupSymbol<func::FuncOp>(sig.name);
+  Operation *existing = into.lookupSymbol(sig.name);
+  auto fn = dyn_cast_or_null<func::FuncOp>(existing);
+  if (existing && !fn) {
+    // Another kind of symbol (an llvm.func, a global) holds the name.
+    if (!conflict)
+      existing->emitOpError("takes the name of runtime function @")
+          << sig.name << ", which the lowering declares as a func.func of "
+          << "type " << sig.type;
+    conflict = true;
+    // A call to a declaration of the right type keeps the IR valid until
+    // the pass fails.
+    return func::CallOp::create(b, loc, sig.name, sig.type.getResults(),
+                                args);
+  }
   if (!fn) {
     OpBuilder mb(into.getBodyRegion());
     mb.setInsertionPointToStart(into.getBody());

@@ -164,3 +164,38 @@ module attributes {llvm.data_layout = "e-p:32:32-i64:64"} {
   }
 }
 
+
+// -----
+
+// Strides are running products of the sizes, also across a size-0
+// dimension (the buffer holds no bytes).
+// CHECK: llvm.mlir.global private constant @{{.*}}(dense<[2, 0, 64, 4, 0, 0, 1]> : tensor<7xi64>)
+// CHECK-LABEL: func.func @empty
+// CHECK: call @muon_rt_buffer_alloc
+func.func private @use(memref<*xf32>)
+func.func @empty() {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<4x0xf32>
+  %v = memref.cast %a : memref<4x0xf32> to memref<*xf32>
+  call @use(%v) : (memref<*xf32>) -> ()
+  memref.dealloc %a : memref<4x0xf32>
+  return
+}
+
+// -----
+
+// Device code (a function of a gpu.module) is left alone.
+// CHECK-LABEL: gpu.module @device
+// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK: memref.alloc
+module attributes {gpu.container_module} {
+  gpu.module @device {
+    func.func private @use(memref<*xf32>)
+    func.func @f() {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+      %v = memref.cast %a : memref<4xf32> to memref<*xf32>
+      call @use(%v) : (memref<*xf32>) -> ()
+      memref.dealloc %a : memref<4xf32>
+      return
+    }
+  }
+}

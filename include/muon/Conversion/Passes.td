@@ -197,7 +197,9 @@ def MuonAllocateThroughRuntime
   let description = [{
     Runs last before `muon-convert-step-to-llvm`. A `memref.alloc` of a
     function's own blocks (not in a nested region, not in a block on a
-    cycle of the control flow), of static shape, identity layout, default
+    cycle of the control flow; the function directly in a `builtin.module`,
+    not in another symbol table such as a `gpu.module`), of static shape,
+    identity layout, default
     memory space, an `alignment`, and an element type of 1, 2, 4 or 8 bytes
     (integers and floats of 8, 16, 32 or 64 bits), whose only users are
     `memref.cast`s to an unranked memref (at least one) and
@@ -205,16 +207,24 @@ def MuonAllocateThroughRuntime
       - a stack slot for its descriptor (`llvm.alloca`) filled by one call
         `@muon_rt_buffer_alloc(slot, layout)`, `layout` being the address
         of a private constant global `{rank, bytes, alignment, sizes...,
-        strides...}` shared by equal layouts;
+        strides...}` (identity strides: running products of the sizes),
+        one per distinct table and module;
       - for its unranked views, the unranked descriptor `{rank, slot}`
         (`!llvm.struct<(i64, ptr)>`, brought back to the memref type by an
-        unrealized cast that the conversion folds);
+        unrealized cast that `reconcile-unrealized-casts` removes after
+        the conversion);
       - for each deallocation, a call `@muon_rt_buffer_free(slot)`.
     Other allocations are left to the conversion. Nothing is done where a
     descriptor is not laid out in 64-bit words (an index or pointer width
     other than 64 bits in the data layout or in `llvm.data_layout`). The
     runtime functions are the step runtime's (`muon_runtime.h`): they
-    allocate from the same heap as `_mlir_memref_to_llvm_aligned_alloc`.
+    allocate from the same heap as `_mlir_memref_to_llvm_aligned_alloc`,
+    so code that frees such a buffer another way (a deallocation of a
+    view, in a callee) must be converted with
+    `use-generic-functions=1`, as `muon-to-llvm` does: libc's `free`
+    cannot free them. A name the runtime functions need that the module
+    gives to another kind of symbol, or a declaration of another type,
+    is an error.
     Why: the conversion lowers an allocation to a size computation, a
     call, and a store per descriptor field when the buffer is cast to an
     unranked memref (about 25 LLVM operations for a matrix); a step makes

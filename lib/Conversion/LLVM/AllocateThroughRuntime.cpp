@@ -68,17 +68,21 @@ std::optional<SmallVector<int64_t>> layoutOf(memref::AllocOp alloc) {
   if (!alignment || !llvm::isPowerOf2_64(*alignment) ||
       *alignment > static_cast<uint64_t>(INT64_MAX) || !bytes)
     return std::nullopt;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return std::nullopt;
+  // Identity strides as the conversion writes them: running products of
+  // the sizes (getStridesAndOffset calls the stride before a size-0
+  // dimension dynamic).
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    if (llvm::MulOverflow(strides[d + 1], shape[d + 1], strides[d]))
+      return std::nullopt;
   int64_t total = *bytes;
-  for (int64_t size : type.getShape())
+  for (int64_t size : shape)
     if (llvm::MulOverflow(total, size, total))
       return std::nullopt;
   SmallVector<int64_t> layout = {type.getRank(), total,
                                  static_cast<int64_t>(*alignment)};
-  llvm::append_range(layout, type.getShape());
+  llvm::append_range(layout, shape);
   llvm::append_range(layout, strides);
   return layout;
 }
@@ -165,7 +169,9 @@ struct MuonAllocateThroughRuntime
     };
 
     module.walk([&](func::FuncOp fn) {
-      if (fn.isExternal())
+      // Functions of another symbol table (a gpu.module) are device code,
+      // which calls no host runtime and could not see the tables.
+      if (fn.isExternal() || !isa<ModuleOp>(fn->getParentOp()))
         return;
       Region &body = fn.getBody();
       llvm::SmallPtrSet<Block *, 16> cyclic = muon::blocksOnCycles(body);
