@@ -68,6 +68,39 @@ llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
   return llvm::Error::success();
 }
 
+/// Moves the body of `name` into `_mlir_<name>(void **args)`, which loads
+/// argument i through args[i] at the top of the entry block, and erases
+/// `name`; false (nothing changed) where `name` returns a value or is
+/// called. Why not a wrapper that calls `name`: a step's entry takes one
+/// pointer per buffer (thousands), and instruction selection lowers that
+/// many formal arguments with SelectionDAG, whose scheduling of them grew
+/// faster than their number (4 of every 10 instructions of the glue's code
+/// generation on a 70B step); loads are selected fast, one by one.
+bool movePackedBody(llvm::Module &module, llvm::StringRef name) {
+  llvm::Function *fn = module.getFunction(name);
+  if (!fn || fn->isDeclaration() || fn->isVarArg() ||
+      !fn->getReturnType()->isVoidTy() || !fn->use_empty())
+    return false;
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
+  auto *packed = llvm::Function::Create(
+      type, llvm::Function::ExternalLinkage, "_mlir_" + name, module);
+  packed->addFnAttrs(llvm::AttrBuilder(ctx, fn->getAttributes().getFnAttrs()));
+  packed->splice(packed->end(), fn);
+  llvm::Value *argv = packed->getArg(0);
+  b.SetInsertPoint(&packed->getEntryBlock(),
+                   packed->getEntryBlock().getFirstInsertionPt());
+  for (llvm::Argument &arg : fn->args()) {
+    llvm::Value *slot =
+        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(arg.getArgNo()));
+    llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
+    arg.replaceAllUsesWith(b.CreateLoad(arg.getType(), ptr));
+  }
+  fn->eraseFromParent();
+  return true;
+}
+
 bool isKernel(const llvm::GlobalValue *gv) {
   auto *fn = llvm::dyn_cast<llvm::Function>(gv);
   return fn && !fn->isDeclaration() && !fn->hasOptNone();
@@ -149,8 +182,10 @@ llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
     return llvm::createStringError("could not translate to LLVM IR");
   glue->setDataLayout((*kernelMachine)->createDataLayout());
   glue->setTargetTriple((*kernelMachine)->getTargetTriple());
-  if (llvm::Error err = addPackedWrapper(*glue, "_mlir_ciface_" + entry))
-    return err;
+  std::string cInterface = "_mlir_ciface_" + entry;
+  if (!movePackedBody(*glue, cInterface))
+    if (llvm::Error err = addPackedWrapper(*glue, cInterface))
+      return err;
   auto optimise = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
 
   ObjectList objects;
