@@ -123,8 +123,8 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
           << sig.name << ", which the lowering declares as a func.func of "
           << "type " << sig.type;
     conflict = true;
-    // A call to a declaration of the right type keeps the IR valid until
-    // the pass fails.
+    // The caller still gets a call, to that name; its pass fails on
+    // failed() before anything reads the IR.
     return func::CallOp::create(b, loc, sig.name, sig.type.getResults(),
                                 args);
   }

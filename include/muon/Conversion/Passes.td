@@ -197,13 +197,12 @@ def MuonAllocateThroughRuntime
   let description = [{
     Runs last before `muon-convert-step-to-llvm`. A `memref.alloc` of a
     function's own blocks (not in a nested region, not in a block on a
-    cycle of the control flow; the function directly in a `builtin.module`,
-    not in another symbol table such as a `gpu.module`), of static shape,
-    identity layout, default
-    memory space, an `alignment`, and an element type of 1, 2, 4 or 8 bytes
-    (integers and floats of 8, 16, 32 or 64 bits), whose only users are
-    `memref.cast`s to an unranked memref (at least one) and
-    `memref.dealloc`s, becomes:
+    cycle of the control flow; the function directly in a
+    `builtin.module`, not in another symbol table such as a `gpu.module`),
+    of static shape, identity layout, default memory space, an
+    `alignment`, and an element type of 1, 2, 4 or 8 bytes (integers and
+    floats of 8, 16, 32 or 64 bits), whose only users are `memref.cast`s
+    to an unranked memref (at least one) and `memref.dealloc`s, becomes:
       - a stack slot for its descriptor (`llvm.alloca`) filled by one call
         `@muon_rt_buffer_alloc(slot, layout)`, `layout` being the address
         of a private constant global `{rank, bytes, alignment, sizes...,
