@@ -226,8 +226,8 @@ def MuonAllocateThroughRuntime
     is an error.
     Why: the conversion lowers an allocation to a size computation, a
     call, and a store per descriptor field when the buffer is cast to an
-    unranked memref (about 25 LLVM operations for a matrix); a step makes
-    seven buffers per matrix, and these were two thirds of its lowered
+    unranked memref (about 25 LLVM operations for a 2-D buffer); a step
+    makes seven buffers per matrix, and these were most of its lowered
     operations.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",

@@ -3,9 +3,9 @@
 // Why: every buffer a step allocates is handed to kernels and runtime calls
 // as an unranked memref, and the conversion to LLVM builds its descriptor
 // field by field: a size computation and an aligned allocation, then, for
-// the unranked view, a stack slot and one store per field. For a matrix
-// that is about 25 LLVM operations, and a step allocates seven buffers per
-// matrix: two thirds of the operations the JIT compiled. The shape, strides
+// the unranked view, a stack slot and one store per field. For a 2-D
+// buffer that is about 25 LLVM operations, and a step allocates seven
+// buffers per matrix: most of the operations the JIT compiled. The shape, strides
 // and alignment are constants, so one table per distinct layout and one
 // runtime call per buffer do the same: the runtime allocates and writes the
 // whole descriptor into the slot, which the view then points at.
