@@ -28,6 +28,26 @@
 using namespace muon::exec;
 
 namespace {
+/// A new `void _mlir_<name>(void **args)` in `module`: the packed form of
+/// `name`, argument i passed as a pointer to it in args[i].
+llvm::Function *createPacked(llvm::Module &module, llvm::StringRef name) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                                       llvm::PointerType::get(ctx, 0), false);
+  return llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                "_mlir_" + name, module);
+}
+
+/// Argument `arg` of the unpacked function, loaded through args[i] of the
+/// packed one.
+llvm::Value *loadArgument(llvm::IRBuilder<> &b, llvm::Value *argv,
+                          llvm::Argument &arg) {
+  llvm::Value *slot =
+      b.CreateGEP(b.getPtrTy(), argv, b.getInt64(arg.getArgNo()));
+  llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
+  return b.CreateLoad(arg.getType(), ptr);
+}
+
 /// Adds `_mlir_<name>(void **args)`, which loads argument i through args[i]
 /// and calls `name`: the one packed wrapper the entry needs. Loads go in
 /// blocks of 64, so that no basic block holds thousands.
@@ -37,9 +57,7 @@ llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
     return llvm::createStringError("no function " + name.str());
   llvm::LLVMContext &ctx = module.getContext();
   llvm::IRBuilder<> b(ctx);
-  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
-  auto *wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                         "_mlir_" + name, module);
+  llvm::Function *wrapper = createPacked(module, name);
   if (fn->hasOptNone())
     wrapper->addFnAttrs(llvm::AttrBuilder(ctx)
                             .addAttribute(llvm::Attribute::OptimizeNone)
@@ -53,10 +71,7 @@ llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name) {
       b.CreateBr(next);
       b.SetInsertPoint(next);
     }
-    llvm::Value *slot =
-        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(arg.getArgNo()));
-    llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
-    args.push_back(b.CreateLoad(arg.getType(), ptr));
+    args.push_back(loadArgument(b, argv, arg));
   }
   llvm::Value *result = b.CreateCall(fn, args);
   if (!result->getType()->isVoidTy()) {
@@ -81,22 +96,14 @@ bool movePackedBody(llvm::Module &module, llvm::StringRef name) {
   if (!fn || fn->isDeclaration() || fn->isVarArg() ||
       !fn->getReturnType()->isVoidTy() || !fn->use_empty())
     return false;
-  llvm::LLVMContext &ctx = module.getContext();
-  llvm::IRBuilder<> b(ctx);
-  auto *type = llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false);
-  auto *packed = llvm::Function::Create(
-      type, llvm::Function::ExternalLinkage, "_mlir_" + name, module);
-  packed->addFnAttrs(llvm::AttrBuilder(ctx, fn->getAttributes().getFnAttrs()));
+  llvm::Function *packed = createPacked(module, name);
+  packed->addFnAttrs(llvm::AttrBuilder(module.getContext(),
+                                       fn->getAttributes().getFnAttrs()));
   packed->splice(packed->end(), fn);
-  llvm::Value *argv = packed->getArg(0);
-  b.SetInsertPoint(&packed->getEntryBlock(),
-                   packed->getEntryBlock().getFirstInsertionPt());
-  for (llvm::Argument &arg : fn->args()) {
-    llvm::Value *slot =
-        b.CreateGEP(b.getPtrTy(), argv, b.getInt64(arg.getArgNo()));
-    llvm::Value *ptr = b.CreateLoad(b.getPtrTy(), slot);
-    arg.replaceAllUsesWith(b.CreateLoad(arg.getType(), ptr));
-  }
+  llvm::IRBuilder<> b(&packed->getEntryBlock(),
+                      packed->getEntryBlock().getFirstInsertionPt());
+  for (llvm::Argument &arg : fn->args())
+    arg.replaceAllUsesWith(loadArgument(b, packed->getArg(0), arg));
   fn->eraseFromParent();
   return true;
 }

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/AddressSpace.h"
 #include "muon/Support/BlocksOnCycles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,8 +73,7 @@ Type generalised(Type type) {
 /// where that space is the default or an address space.
 Type passedAs(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || (memref.getMemorySpace() &&
-                  !isa<IntegerAttr>(memref.getMemorySpace())))
+  if (!memref || !muon::isLLVMAddressSpace(memref.getMemorySpace()))
     return type;
   return UnrankedMemRefType::get(memref.getElementType(),
                                  memref.getMemorySpace());

@@ -16,6 +16,7 @@
 #include "muon/Conversion/RuntimeCalls.h"
 #include "muon/Support/BlocksOnCycles.h"
 
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
@@ -126,25 +127,16 @@ bool descriptorsOf64BitWords(ModuleOp module) {
   return true;
 }
 
-/// The ranked descriptor struct of a memref of `rank` (as the LLVM type
-/// converter lays it out with 64-bit index and pointers).
-Type descriptorType(MLIRContext *ctx, int64_t rank) {
-  Type ptr = LLVM::LLVMPointerType::get(ctx);
-  Type i64 = IntegerType::get(ctx, 64);
-  SmallVector<Type> fields = {ptr, ptr, i64};
-  if (rank > 0) {
-    Type array = LLVM::LLVMArrayType::get(i64, rank);
-    fields.append({array, array});
-  }
-  return LLVM::LLVMStructType::getLiteral(ctx, fields);
-}
-
 struct MuonAllocateThroughRuntime
     : muon::impl::MuonAllocateThroughRuntimeBase<MuonAllocateThroughRuntime> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!descriptorsOf64BitWords(module))
       return;
+    // The descriptor structs the conversion will use (the slots' types).
+    LLVMTypeConverter converter(&getContext(),
+                                LowerToLLVMOptions(&getContext(),
+                                                   DataLayout(module)));
     muon::RuntimeCalls runtime(module);
     // One global per distinct layout table and module.
     llvm::DenseMap<std::pair<Operation *, Attribute>, LLVM::GlobalOp> tables;
@@ -188,7 +180,8 @@ struct MuonAllocateThroughRuntime
         std::optional<SmallVector<int64_t>> layout = layoutOf(alloc);
         if (!layout || !onlyViewedAndFreed(alloc))
           continue;
-        rewrite(alloc, tableFor(into, *layout), entry, runtime);
+        rewrite(alloc, tableFor(into, *layout),
+                converter.convertType(alloc.getType()), entry, runtime);
       }
     });
     if (runtime.failed())
@@ -217,10 +210,10 @@ struct MuonAllocateThroughRuntime
         a = place(LLVM::AddressOfOp::create(builder(), loc, global));
       return a;
     }
-    Value slot(int64_t rank) {
+    Value slot(Type descriptor) {
       Value size = constant(1);
-      return place(LLVM::AllocaOp::create(
-          builder(), loc, ptr, descriptorType(b.getContext(), rank), size));
+      return place(
+          LLVM::AllocaOp::create(builder(), loc, ptr, descriptor, size));
     }
 
     /// The values made here stay a prefix of the entry block, in the order
@@ -248,10 +241,11 @@ struct MuonAllocateThroughRuntime
   };
 
   static void rewrite(memref::AllocOp alloc, LLVM::GlobalOp table,
-                      EntryValues &entry, muon::RuntimeCalls &runtime) {
+                      Type descriptor, EntryValues &entry,
+                      muon::RuntimeCalls &runtime) {
     Location loc = alloc.getLoc();
     int64_t rank = alloc.getType().getRank();
-    Value slot = entry.slot(rank);
+    Value slot = entry.slot(descriptor);
     OpBuilder b(alloc);
     runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffer_alloc,
                  {slot, entry.address(table)});

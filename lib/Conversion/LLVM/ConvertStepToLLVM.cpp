@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/AddressSpace.h"
 
 #include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -74,7 +75,7 @@ struct ConvertStepToLLVM
         space = m.getMemorySpace();
       else if (auto u = dyn_cast<UnrankedMemRefType>(type))
         space = u.getMemorySpace();
-      return space && !isa<IntegerAttr>(space) ? space : Attribute();
+      return muon::isLLVMAddressSpace(space) ? Attribute() : space;
     };
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       SmallVector<Type> types(op->getResultTypes());
