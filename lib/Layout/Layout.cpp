@@ -59,9 +59,12 @@ int64_t muon::layout::groupColour(const std::vector<int64_t> &sizes,
 }
 
 int64_t Mesh::rank(const std::vector<int64_t> &coords) const {
-  std::vector<int> all(sizes.size());
-  std::iota(all.begin(), all.end(), 0);
-  return groupIndex(sizes, all, coords);
+  // groupIndex over every axis, without building the list of axes: the
+  // planning passes call this for every rank of every parameter.
+  int64_t index = 0;
+  for (size_t a = 0; a < sizes.size(); ++a)
+    index = index * sizes[a] + coords[a];
+  return index;
 }
 
 int64_t Mesh::groupSize(const std::vector<int> &axes) const {

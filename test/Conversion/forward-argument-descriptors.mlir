@@ -132,10 +132,10 @@ llvm.func @kept(%w: !llvm.ptr, %x: !llvm.ptr, %a: !llvm.ptr, %b: !llvm.ptr, %v: 
   %s7 = llvm.alloca %two x !desc : (i64) -> !llvm.ptr
   llvm.store %d, %s7 : !desc, !llvm.ptr
   %u7 = llvm.insertvalue %s7, %u[1] : !llvm.struct<(i64, ptr)>
-  // Read directly.
+  // Read directly (loaded here).
   %s8 = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
   llvm.store %d, %s8 : !desc, !llvm.ptr
-  llvm.call @use(%two, %s8) : (i64, !llvm.ptr) -> ()
+  %r8 = llvm.load %s8 : !llvm.ptr -> i64
   // Another type.
   %s9 = llvm.alloca %one x !llvm.array<7 x i64> : (i64) -> !llvm.ptr
   llvm.store %d, %s9 : !desc, !llvm.ptr
@@ -163,6 +163,29 @@ llvm.func @kept(%w: !llvm.ptr, %x: !llvm.ptr, %a: !llvm.ptr, %b: !llvm.ptr, %v: 
   llvm.call @use(%two, %q7) : (i64, !llvm.ptr) -> ()
   llvm.call @use(%two, %q9) : (i64, !llvm.ptr) -> ()
   llvm.call @use(%two, %q10) : (i64, !llvm.ptr) -> ()
+  llvm.return
+}
+
+// -----
+
+// A slot handed to calls as it is (the call lowering passes an unranked
+// memref as its rank and this pointer) becomes the argument too, in every
+// call that takes it.
+!desc = !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+llvm.func @use(i64, !llvm.ptr)
+// CHECK-LABEL: llvm.func @passed(%arg0: !llvm.ptr)
+// CHECK-NOT: llvm.alloca
+// CHECK-NOT: llvm.store
+// CHECK: llvm.call @use(%{{.*}}, %arg0)
+// CHECK-NEXT: llvm.call @use(%{{.*}}, %arg0)
+// CHECK-NEXT: llvm.return
+llvm.func @passed(%a: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : index) : i64
+  %d = llvm.load %a : !llvm.ptr -> !desc
+  %s = llvm.alloca %one x !desc : (i64) -> !llvm.ptr
+  llvm.store %d, %s : !desc, !llvm.ptr
+  llvm.call @use(%one, %s) : (i64, !llvm.ptr) -> ()
+  llvm.call @use(%one, %s) : (i64, !llvm.ptr) -> ()
   llvm.return
 }
 

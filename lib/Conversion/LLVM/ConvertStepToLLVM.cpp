@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "muon/Conversion/LLVM/DirectCalls.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Support/AddressSpace.h"
 
@@ -135,7 +136,13 @@ struct ConvertStepToLLVM
         return signalPassFailure();
     }
 
+    // Calls to functions whose LLVM signature is known now (the runtime's
+    // declarations and the kernels) skip the generic call lowering.
+    DenseMap<StringAttr, LLVM::LLVMFunctionType> callees;
+    muon::collectDirectCallees(module, converter, callees);
+
     RewritePatternSet patterns(&getContext());
+    muon::populateDirectCallPatterns(converter, callees, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

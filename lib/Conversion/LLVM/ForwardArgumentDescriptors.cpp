@@ -91,6 +91,13 @@ LLVM::LoadOp rebuiltLoad(Value v) {
   return source;
 }
 
+/// True when `use` hands its value to a call as an argument.
+bool isCallArgument(OpOperand &use) {
+  auto call = dyn_cast<LLVM::CallOp>(use.getOwner());
+  // An indirect call's first operand is its callee, not an argument.
+  return call && (call.getCallee() || use.getOperandNumber() != 0);
+}
+
 /// True when `desc`, an unranked memref descriptor, is only taken apart
 /// and its pointer field only passed as an argument to calls: nothing in
 /// this function writes through the pointer, stores it or passes it on in
@@ -103,21 +110,17 @@ bool onlyPassedToCalls(LLVM::InsertValueOp desc) {
       return false;
     if (field.getPosition() == ArrayRef<int64_t>{0})
       continue; // the rank
-    if (field.getPosition() != ArrayRef<int64_t>{1})
+    if (field.getPosition() != ArrayRef<int64_t>{1} ||
+        !llvm::all_of(field->getUses(), isCallArgument))
       return false;
-    for (OpOperand &use : field->getUses()) {
-      auto call = dyn_cast<LLVM::CallOp>(use.getOwner());
-      // An indirect call's first operand is its callee, not an argument.
-      if (!call || (!call.getCallee() && use.getOperandNumber() == 0))
-        return false;
-    }
   }
   return true;
 }
 
-/// True when `alloca` holds one element and every use but `store` puts it
-/// in the pointer field of an unranked memref descriptor that is only
-/// passed to calls.
+/// True when `alloca` holds one element and every use but `store` passes
+/// it to a call as an argument, or puts it in the pointer field of an
+/// unranked memref descriptor that is only passed to calls (the call
+/// lowering passes an unranked memref as its rank and that pointer).
 bool onlyNamedByUnrankedDescriptors(LLVM::AllocaOp alloca,
                                     LLVM::StoreOp store) {
   IntegerAttr one;
@@ -125,7 +128,7 @@ bool onlyNamedByUnrankedDescriptors(LLVM::AllocaOp alloca,
       one.getValue() != 1)
     return false;
   for (OpOperand &use : alloca.getResult().getUses()) {
-    if (use.getOwner() == store.getOperation())
+    if (use.getOwner() == store.getOperation() || isCallArgument(use))
       continue;
     auto insert = dyn_cast<LLVM::InsertValueOp>(use.getOwner());
     if (!insert || use.getOperandNumber() != 1 /* the inserted value */)

@@ -51,20 +51,31 @@ static std::vector<int64_t> balanced(const StepFacts &facts, int64_t steps) {
   std::vector<int64_t> owners(n, -1);
   for (size_t i : order) {
     const plan::ParamPlan &pp = facts.params[i].plan;
+    std::vector<int64_t> candidates = plan::ownerCandidates(pp, facts.mesh);
+    if (candidates.empty())
+      continue;
+    // A candidate sits at coordinate 0 of every independent axis, and its
+    // owner ranks are the box along those axes: the same offsets from
+    // every candidate (ranks are row-major in the coordinates). Taken once
+    // per parameter instead of enumerated for each of its candidates.
+    std::vector<int64_t> offsets =
+        plan::ownerRanks(pp, facts.mesh, candidates.front());
+    for (int64_t &o : offsets)
+      o -= candidates.front();
     int64_t best = -1;
     double bestLoad = 0;
-    for (int64_t c : plan::ownerCandidates(pp, facts.mesh)) {
+    for (int64_t c : candidates) {
       double l = 0;
-      for (int64_t r : plan::ownerRanks(pp, facts.mesh, c))
-        l = std::max(l, load[r]);
+      for (int64_t o : offsets)
+        l = std::max(l, load[c + o]);
       if (best < 0 || l < bestLoad) {
         best = c;
         bestLoad = l;
       }
     }
     owners[i] = best;
-    for (int64_t r : plan::ownerRanks(pp, facts.mesh, best))
-      load[r] += cost[i];
+    for (int64_t o : offsets)
+      load[best + o] += cost[i];
   }
   return owners;
 }

@@ -34,6 +34,17 @@ void muon::optim::recordRoles(StepOp step, int64_t stepIndex) {
     }
     fn->setAttr(attrName, b.getArrayAttr(all));
   };
+  // What each value is to the step, in the order the roles are listed
+  // (parameter by parameter: param, grad, momentum), gathered in one pass
+  // over the operands rather than once per argument.
+  DenseMap<Value, SmallVector<std::pair<StringRef, int64_t>, 1>> uses;
+  OperandRange params = step.getParams(), grads = step.getGrads(),
+               momenta = step.getMomenta();
+  for (int64_t i = 0; i < n; ++i) {
+    uses[params[i]].push_back({"param", i});
+    uses[grads[i]].push_back({"grad", i});
+    uses[momenta[i]].push_back({"momentum", i});
+  }
   extend("muon_arg_roles", fn.getNumArguments(),
          [&](size_t a, SmallVector<Attribute> &roles) {
            Value arg = fn.getArgument(a);
@@ -46,14 +57,10 @@ void muon::optim::recordRoles(StepOp step, int64_t stepIndex) {
                    {b.getNamedAttr("role", b.getStringAttr(what)),
                     b.getNamedAttr("param", b.getI64IntegerAttr(-1)),
                     b.getNamedAttr("step", b.getI64IntegerAttr(stepIndex))}));
-           for (int64_t i = 0; i < n; ++i) {
-             if (step.getParams()[i] == arg)
-               roles.push_back(role("param", i));
-             if (step.getGrads()[i] == arg)
-               roles.push_back(role("grad", i));
-             if (step.getMomenta()[i] == arg)
-               roles.push_back(role("momentum", i));
-           }
+           auto found = uses.find(arg);
+           if (found != uses.end())
+             for (auto [what, i] : found->second)
+               roles.push_back(role(what, i));
          });
   if (fn.isExternal() || !fn.getBody().hasOneBlock())
     return;

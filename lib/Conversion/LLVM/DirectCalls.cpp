@@ -1,0 +1,172 @@
+//===- DirectCalls.cpp - Calls to declared LLVM functions -----------------===//
+//
+// Why: a step makes one runtime call per buffer operation, tens of
+// thousands on a large model, and most operands are buffer views the
+// previous pass built as a {rank, descriptor pointer} struct. The upstream
+// call lowering extracts both fields again from every such operand (two
+// extractvalue operations each, which later passes fold away), looks the
+// callee up in the symbol table and checks the operands' layouts; on a
+// 405B step that was a third of the conversion's instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "muon/Conversion/LLVM/DirectCalls.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The value `v` stands for, looking through the unrealized casts that
+/// connect a view built in the LLVM dialect to its memref uses.
+Value throughCasts(Value v) {
+  while (auto cast = v.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      break;
+    v = cast->getOperand(0);
+  }
+  return v;
+}
+
+/// The field at `position` of the struct `v`, when a chain of
+/// llvm.insertvalue built it: the last value inserted there. Null
+/// otherwise.
+Value insertedField(Value v, ArrayRef<int64_t> position) {
+  while (auto insert = v.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (insert.getPosition() == position)
+      return insert.getValue();
+    v = insert.getContainer();
+  }
+  return {};
+}
+
+/// A memref descriptor's fields in the order calls pass them (the upstream
+/// call lowering's order): each member of the struct, an array member's
+/// elements one by one. `positions` gets where each field is, `types` its
+/// type.
+void flatten(LLVM::LLVMStructType descriptor,
+             SmallVectorImpl<SmallVector<int64_t, 2>> &positions,
+             SmallVectorImpl<Type> &types) {
+  for (auto [i, member] : llvm::enumerate(descriptor.getBody())) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(member);
+    if (!array) {
+      positions.push_back({static_cast<int64_t>(i)});
+      types.push_back(member);
+      continue;
+    }
+    for (unsigned j = 0; j < array.getNumElements(); ++j) {
+      positions.push_back({static_cast<int64_t>(i), j});
+      types.push_back(array.getElementType());
+    }
+  }
+}
+
+struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
+  DirectCallLowering(
+      const LLVMTypeConverter &converter,
+      const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2), callees(callees) {}
+
+  LogicalResult
+  matchAndRewrite(func::CallOp call, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto found = callees.find(call.getCalleeAttr().getAttr());
+    // A returned unranked memref is copied off the callee's heap by the
+    // upstream lowering; returned memrefs stay with it.
+    if (found == callees.end() || call.getNumResults() > 1 ||
+        llvm::any_of(call.getResultTypes(), llvm::IsaPred<BaseMemRefType>))
+      return failure();
+    LLVM::LLVMFunctionType type = found->second;
+    if (type.isVarArg())
+      return failure();
+    Type result = LLVM::LLVMVoidType::get(getContext());
+    if (call.getNumResults() == 1)
+      result = getTypeConverter()->convertType(call.getResult(0).getType());
+    if (result != type.getReturnType())
+      return failure();
+
+    // Check every operand against the declaration before creating
+    // anything: a call this pattern does not take is left as it was.
+    SmallVector<Type> types;
+    SmallVector<SmallVector<SmallVector<int64_t, 2>>> fields(
+        call.getNumOperands());
+    for (auto [i, original, converted] : llvm::enumerate(
+             call.getOperands(), adaptor.getOperands())) {
+      auto descriptor = dyn_cast<LLVM::LLVMStructType>(converted.getType());
+      if (isa<BaseMemRefType>(original.getType()) && descriptor)
+        flatten(descriptor, fields[i], types);
+      else
+        types.push_back(converted.getType());
+    }
+    if (!llvm::equal(types, type.getParams()))
+      return failure();
+
+    Location loc = call.getLoc();
+    SmallVector<Value> operands;
+    operands.reserve(types.size());
+    for (auto [converted, positions] :
+         llvm::zip_equal(adaptor.getOperands(), fields)) {
+      if (positions.empty()) {
+        operands.push_back(converted);
+        continue;
+      }
+      // Where a chain of insertions just built the descriptor (a buffer's
+      // view, a constant table), its fields are taken as they are.
+      Value built = throughCasts(converted);
+      if (built.getType() != converted.getType())
+        built = {};
+      for (ArrayRef<int64_t> position : positions) {
+        Value field = built ? insertedField(built, position) : Value();
+        if (!field)
+          field =
+              LLVM::ExtractValueOp::create(rewriter, loc, converted, position);
+        operands.push_back(field);
+      }
+    }
+    auto lowered =
+        LLVM::CallOp::create(rewriter, loc, type, found->first, operands);
+    rewriter.replaceOp(call, lowered->getResults());
+    return success();
+  }
+
+  const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees;
+};
+
+} // namespace
+
+void muon::collectDirectCallees(
+    ModuleOp module, const LLVMTypeConverter &converter,
+    DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees) {
+  // Under the bare-pointer convention a memref is passed as one pointer,
+  // not field by field: the upstream lowering knows it.
+  if (converter.getOptions().useBarePtrCallConv)
+    return;
+  for (Operation &op : module.getOps()) {
+    if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op)) {
+      callees.try_emplace(fn.getSymNameAttr(), fn.getFunctionType());
+      continue;
+    }
+    // A function the conversion turns into an llvm.func of the signature
+    // the converter gives it; "llvm.bareptr" asks the func lowering for
+    // the bare-pointer convention.
+    auto fn = dyn_cast<func::FuncOp>(op);
+    if (!fn || fn.isExternal() || fn->hasAttr("llvm.bareptr"))
+      continue;
+    TypeConverter::SignatureConversion unused(fn.getNumArguments());
+    if (auto type = dyn_cast_if_present<LLVM::LLVMFunctionType>(
+            converter.convertFunctionSignature(fn.getFunctionType(),
+                                               /*isVariadic=*/false,
+                                               /*useBarePtrCallConv=*/false,
+                                               unused)))
+      callees.try_emplace(fn.getSymNameAttr(), type);
+  }
+}
+
+void muon::populateDirectCallPatterns(
+    const LLVMTypeConverter &converter,
+    const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees,
+    RewritePatternSet &patterns) {
+  patterns.add<DirectCallLowering>(converter, callees);
+}
