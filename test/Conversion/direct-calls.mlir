@@ -75,3 +75,24 @@ func.func @upstream(%m: memref<4xf32>) {
   call @bare(%m) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// A call in a nested module names that module's function, whatever the
+// outer module declares under the same name.
+// CHECK-LABEL: llvm.func @outer
+// CHECK: llvm.call @f(%{{.*}}) : (i64) -> ()
+// CHECK-LABEL: llvm.func @in
+// CHECK: llvm.call @f(%{{.*}}) : (i32) -> ()
+func.func private @f(i64)
+func.func @outer(%x: i64) {
+  call @f(%x) : (i64) -> ()
+  return
+}
+module @inner {
+  func.func private @f(i32)
+  func.func @in(%x: i32) {
+    call @f(%x) : (i32) -> ()
+    return
+  }
+}

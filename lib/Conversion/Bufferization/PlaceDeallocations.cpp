@@ -62,6 +62,12 @@ private:
   /// The buffers of the branches that `scf.if` result `v` owns.
   void constituents(Value v, SmallVectorImpl<Value> &out);
   bool place(Placement root, SmallVectorImpl<Placement> &out);
+  /// The last op of `scope` that uses what is derived from `roots`,
+  /// starting from `last` (which may be null); null when something leaves
+  /// `scope` (or nothing uses them and `last` is null).
+  /// `shareHandles`: a batch handle's uses are taken from `handleLast`.
+  Operation *lastUse(ArrayRef<Value> roots, Block *scope, Operation *last,
+                     bool shareHandles);
   /// Whether `v` is a batch handle (`muon_rt_batch_begin`'s result): a call
   /// that takes a buffer and a handle registers the buffer in the batch,
   /// which moves it when the batch ends, so the handle's uses belong to the
@@ -72,6 +78,9 @@ private:
   }
 
   StringRef batchBegin;
+  /// Per batch handle and block: the last use of what derives from the
+  /// handle (null: it leaves the block).
+  DenseMap<std::pair<Value, Block *>, Operation *> handleLast;
   DenseMap<Value, bool> fresh;
   DenseSet<Value> isConstituent;
 };
@@ -130,17 +139,18 @@ void Lifetimes::constituents(Value v, SmallVectorImpl<Value> &out) {
   }
 }
 
-bool Lifetimes::place(Placement placement, SmallVectorImpl<Placement> &out) {
-  Value root = placement.buffer;
-  Block *scope = root.getParentBlock();
-  SmallVector<Value> worklist{root};
-  constituents(root, worklist);
+Operation *Lifetimes::lastUse(ArrayRef<Value> roots, Block *scope,
+                               Operation *last, bool shareHandles) {
+  SmallVector<Value> worklist(roots.begin(), roots.end());
   DenseSet<Value> seen(worklist.begin(), worklist.end());
   auto add = [&](Value v) {
     if (seen.insert(v).second)
       worklist.push_back(v);
   };
-  Operation *last = root.getDefiningOp();
+  auto later = [&](Operation *op) {
+    if (!last || last->isBeforeInBlock(op))
+      last = op;
+  };
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (OpOperand &use : v.getUses()) {
@@ -149,26 +159,52 @@ bool Lifetimes::place(Placement placement, SmallVectorImpl<Placement> &out) {
       // Used outside its block, or leaving it through the terminator
       // (returned, yielded out of a loop or a branch): not ours.
       if (!inScope || inScope == scope->getTerminator())
-        return false;
-      if (last->isBeforeInBlock(inScope))
-        last = inScope;
+        return nullptr;
+      later(inScope);
       if (user->hasTrait<OpTrait::IsTerminator>()) {
         // A branch yields it: the parent's result carries it on.
         auto ifOp = dyn_cast<scf::IfOp>(user->getParentOp());
         if (!ifOp || !isa<scf::YieldOp>(user))
-          return false;
+          return nullptr;
         add(ifOp.getResult(use.getOperandNumber()));
         continue;
       }
       // Views, requests of non-blocking calls, anything computed from it.
       for (Value result : user->getResults())
         add(result);
-      if (isa<func::CallOp>(user))
-        for (Value operand : user->getOperands())
-          if (isBatchHandle(operand))
-            add(operand);
+      if (!isa<func::CallOp>(user))
+        continue;
+      for (Value operand : user->getOperands()) {
+        if (!isBatchHandle(operand))
+          continue;
+        if (!shareHandles) {
+          add(operand);
+          continue;
+        }
+        // Every buffer of a batch reaches its handle, and the handle's
+        // uses are the same for each: followed once per handle and block
+        // (a batch holds many buffers).
+        auto [it, fresh] = handleLast.try_emplace({operand, scope}, nullptr);
+        if (fresh)
+          it->second = lastUse({operand}, scope, /*last=*/nullptr,
+                               /*shareHandles=*/false);
+        if (!it->second)
+          return nullptr;
+        later(it->second);
+      }
     }
   }
+  return last;
+}
+
+bool Lifetimes::place(Placement placement, SmallVectorImpl<Placement> &out) {
+  Value root = placement.buffer;
+  SmallVector<Value> roots{root};
+  constituents(root, roots);
+  Operation *last = lastUse(roots, root.getParentBlock(), root.getDefiningOp(),
+                            /*shareHandles=*/true);
+  if (!last)
+    return false;
   placement.after = last;
   out.push_back(placement);
   return true;

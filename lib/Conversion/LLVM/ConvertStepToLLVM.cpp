@@ -142,7 +142,7 @@ struct ConvertStepToLLVM
     muon::collectDirectCallees(module, converter, callees);
 
     RewritePatternSet patterns(&getContext());
-    muon::populateDirectCallPatterns(converter, callees, patterns);
+    muon::populateDirectCallPatterns(converter, module, callees, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

@@ -65,13 +65,18 @@ void flatten(LLVM::LLVMStructType descriptor,
 
 struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
   DirectCallLowering(
-      const LLVMTypeConverter &converter,
+      const LLVMTypeConverter &converter, ModuleOp module,
       const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2), callees(callees) {}
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2), module(module),
+        callees(callees) {}
 
   LogicalResult
   matchAndRewrite(func::CallOp call, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // The names are the module's: a call in a nested symbol table (another
+    // module) may name another function.
+    if (SymbolTable::getNearestSymbolTable(call->getParentOp()) != module)
+      return failure();
     auto found = callees.find(call.getCalleeAttr().getAttr());
     // A returned unranked memref is copied off the callee's heap by the
     // upstream lowering; returned memrefs stay with it.
@@ -131,6 +136,7 @@ struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
     return success();
   }
 
+  Operation *module;
   const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees;
 };
 
@@ -154,6 +160,11 @@ void muon::collectDirectCallees(
     auto fn = dyn_cast<func::FuncOp>(op);
     if (!fn || fn.isExternal() || fn->hasAttr("llvm.bareptr"))
       continue;
+    // A signature the converter cannot convert (a memory space that is
+    // not an address space) is reported where the function is converted,
+    // with the pass's own diagnostic; here it only means no direct calls.
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
     TypeConverter::SignatureConversion unused(fn.getNumArguments());
     if (auto type = dyn_cast_if_present<LLVM::LLVMFunctionType>(
             converter.convertFunctionSignature(fn.getFunctionType(),
@@ -165,8 +176,8 @@ void muon::collectDirectCallees(
 }
 
 void muon::populateDirectCallPatterns(
-    const LLVMTypeConverter &converter,
+    const LLVMTypeConverter &converter, ModuleOp module,
     const DenseMap<StringAttr, LLVM::LLVMFunctionType> &callees,
     RewritePatternSet &patterns) {
-  patterns.add<DirectCallLowering>(converter, callees);
+  patterns.add<DirectCallLowering>(converter, module, callees);
 }

@@ -29,13 +29,14 @@ void collectDirectCallees(
     mlir::ModuleOp module, const mlir::LLVMTypeConverter &converter,
     llvm::DenseMap<mlir::StringAttr, mlir::LLVM::LLVMFunctionType> &callees);
 
-/// Adds the direct call lowering for calls to the functions of `callees`
-/// (name -> LLVM function type), with a benefit above the upstream call
-/// lowering. A call it does not take (several results, operand or result
+/// Adds the direct call lowering for calls, in functions of `module`
+/// itself (not of a nested symbol table), to the functions of `callees`
+/// (name -> LLVM function type, collected from `module`), with a benefit
+/// above the upstream call lowering. A call it does not take (several results, operand or result
 /// types that do not match) is left to the upstream pattern, which reports
 /// what it always did. `callees` must outlive the conversion.
 void populateDirectCallPatterns(
-    const mlir::LLVMTypeConverter &converter,
+    const mlir::LLVMTypeConverter &converter, mlir::ModuleOp module,
     const llvm::DenseMap<mlir::StringAttr, mlir::LLVM::LLVMFunctionType>
         &callees,
     mlir::RewritePatternSet &patterns);

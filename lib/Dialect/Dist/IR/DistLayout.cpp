@@ -315,6 +315,24 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   return RankedTensorType::get(local, elementType);
 }
 
+RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
+                                             Type elementType,
+                                             const layout::Layout &l,
+                                             const layout::Mesh &mesh,
+                                             std::vector<int64_t> lo,
+                                             std::vector<int64_t> hi) {
+  // A rank's local shape depends only on its coordinates on the axes that
+  // split the tensor (shard placements and storage): one representative per
+  // combination of those coordinates stands for every rank of the box, so
+  // the cost grows with the splitting axes, not with the mesh (a mesh may
+  // have 2^31 ranks).
+  std::vector<int> splitting = splittingAxes(l, mesh);
+  for (int a = 0; a < mesh.numAxes(); ++a)
+    if (!llvm::is_contained(splitting, a))
+      hi[a] = std::min(hi[a], lo[a] + 1);
+  return localTensorType(shape, elementType, l, mesh, mesh.ranksIn(lo, hi));
+}
+
 RankedTensorType muon::dist::localTensorType(DistTensorType type,
                                              Operation *from) {
   MeshOp mesh = lookupMesh(from, type.getMesh());
@@ -333,17 +351,9 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   }
   layout::Mesh m = toLayoutMesh(mesh);
   layout::Layout l = mustConvert(type, mesh, from);
-  // A rank's local shape depends only on its coordinates on the axes that
-  // split the tensor (shard placements and storage): one representative per
-  // combination of those coordinates stands for every rank, so the cost
-  // grows with the splitting axes, not with the mesh (a mesh may have 2^31
-  // ranks).
-  std::vector<int64_t> lo(m.numAxes(), 0), hi(m.numAxes(), 1);
-  for (int a : splittingAxes(l, m))
-    hi[a] = m.sizes[a];
-  std::vector<int64_t> representatives = m.ranksIn(lo, hi);
-  RankedTensorType local = localTensorType(
-      type.getShape(), type.getElementType(), l, m, representatives);
+  RankedTensorType local =
+      localTensorType(type.getShape(), type.getElementType(), l, m,
+                      std::vector<int64_t>(m.numAxes(), 0), m.sizes);
   if (cacheable) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     dialect->localTypes[key] = local;

@@ -126,7 +126,9 @@ private:
     std::vector<int64_t> ownerCoords;
     std::vector<plan::CommStep> steps;
     size_t nsStep = 0;               // index of the Newton-Schulz step
-    SmallVector<int64_t> group;      // the ranks of the parameter's group
+    // The ranks of the parameter's group: the box [groupLo, groupHi) of
+    // coordinates (its fixed axes pinned).
+    std::vector<int64_t> groupLo, groupHi;
     RankedTensorType localT;
     Value pl, ml;                    // local parameter and momentum
     Value inGroup;                   // null when every rank is in the group
@@ -161,7 +163,7 @@ private:
   RankedTensorType localOf(const ParamState &s, const layout::Layout &l) {
     const ParamFacts &p = facts.params[s.index];
     return dist::localTensorType(p.shape, p.type.getElementType(), l, mesh(),
-                                 s.group);
+                                 s.groupLo, s.groupHi);
   }
 
   /// `body()` on the ranks where `cond` holds (all when null), cast to
@@ -215,9 +217,15 @@ private:
                                      plan::CommStep::Kind::NewtonSchulz;
                             }) -
                s.steps.begin();
-    for (int64_t r = 0; r < mesh().numRanks(); ++r)
-      if (plan::inGroup(pp, mesh().coords(r)))
-        s.group.push_back(r);
+    // The ranks plan::inGroup accepts, as a box (empty when a fixed
+    // coordinate is outside the mesh).
+    s.groupLo.assign(mesh().numAxes(), 0);
+    s.groupHi = mesh().sizes;
+    for (int a = 0; a < mesh().numAxes(); ++a)
+      if (pp.fixed[a] >= 0) {
+        s.groupLo[a] = pp.fixed[a];
+        s.groupHi[a] = std::min(pp.fixed[a] + 1, mesh().sizes[a]);
+      }
 
     Value P = step.getParams()[i], G = step.getGrads()[i],
           M = step.getMomenta()[i];

@@ -73,6 +73,18 @@ mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
                                        const layout::Mesh &mesh,
                                        llvm::ArrayRef<int64_t> ranks);
 
+/// The same over the ranks whose coordinates lie in the box [lo, hi) (each
+/// axis a range of coordinates; the box may be empty). Only the
+/// coordinates on axes that split the tensor decide a local shape: one
+/// rank per combination of those is computed, however many ranks the box
+/// holds.
+mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
+                                       mlir::Type elementType,
+                                       const layout::Layout &l,
+                                       const layout::Mesh &mesh,
+                                       std::vector<int64_t> lo,
+                                       std::vector<int64_t> hi);
+
 /// The value `op` (a dist.rank or dist.coord on `mesh`) takes on `rank`.
 int64_t rankQueryValue(mlir::Operation *op, MeshOp mesh, int64_t rank);
 
