@@ -115,18 +115,34 @@ struct MuonOutlineElementwise
         ops.push_back(op);
     });
     // Kernels go into the module nearest to their ops (a call is resolved
-    // in the nearest symbol table). Per module, the printed form of each
-    // kernel (its name left out) -> the kernel: equal ops share one.
+    // in the nearest symbol table). Per module, the kernels by a hash of
+    // their signature and op: equal kernels (the same body, block
+    // arguments matched in order, locations aside) share one.
     SymbolTableCollection tables;
-    llvm::DenseMap<Operation *, llvm::StringMap<func::FuncOp>> byForm;
+    llvm::DenseMap<Operation *, KernelsByHash> byForm;
     for (linalg::GenericOp op : ops) {
       auto into = op->getParentOfType<ModuleOp>();
       outline(op, tables.getSymbolTable(into), byForm[into]);
     }
   }
 
+  using KernelsByHash =
+      llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>>;
+
+  /// The kernel of `byHash` equal to `fn`, or null.
+  static func::FuncOp findEqual(func::FuncOp fn, llvm::hash_code hash,
+                                KernelsByHash &byHash) {
+    for (func::FuncOp kernel : byHash[hash])
+      if (kernel.getFunctionType() == fn.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &kernel.getBody(), &fn.getBody(),
+              OperationEquivalence::IgnoreLocations))
+        return kernel;
+    return {};
+  }
+
   void outline(linalg::GenericOp op, SymbolTable &symbols,
-               llvm::StringMap<func::FuncOp> &byForm) {
+               KernelsByHash &byForm) {
     MLIRContext *ctx = op.getContext();
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(op->getRegions(), captured);
@@ -153,20 +169,24 @@ struct MuonOutlineElementwise
                          ? Value(arg)
                          : memref::CastOp::create(b, op.getLoc(), t, arg)
                                .getResult());
-    b.clone(*op, mapping);
+    Operation *body = b.clone(*op, mapping);
     func::ReturnOp::create(b, op.getLoc());
-    std::string form;
-    {
-      llvm::raw_string_ostream os(form);
-      fn->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-    }
-    func::FuncOp &shared = byForm[form];
+    // The hash takes the signature and the op (attributes, types), not its
+    // region: equality, region included, is checked within a bucket.
+    llvm::hash_code hash = llvm::hash_combine(
+        fn.getFunctionType(),
+        OperationEquivalence::computeHash(
+            body, OperationEquivalence::ignoreHashValue,
+            OperationEquivalence::ignoreHashValue,
+            OperationEquivalence::IgnoreLocations));
+    func::FuncOp shared = findEqual(fn, hash, byForm);
     if (shared) {
       fn.erase();
     } else {
       fn.setPrivate();
       fn->setAttr(muon::kKernelAttrName, UnitAttr::get(ctx));
       symbols.insert(fn); // renames it if the name is taken
+      byForm[hash].push_back(fn);
       shared = fn;
     }
 
