@@ -96,3 +96,29 @@ module @inner {
     return
   }
 }
+
+// -----
+
+// A whole member set after one of its elements (the sizes array here):
+// the element is extracted from the built descriptor, not taken from the
+// insertion the array overwrote.
+// CHECK-LABEL: llvm.func @overwritten
+// CHECK-SAME: (%[[P:.*]]: !llvm.ptr, %[[OLD:.*]]: i64, %[[SIZES:.*]]: !llvm.array<1 x i64>, %[[STRIDE:.*]]: i64)
+// CHECK: %[[D:.*]] = llvm.insertvalue %[[STRIDE]], %{{.*}}[4, 0]
+// CHECK: %[[SIZE:.*]] = llvm.extractvalue %[[D]][3, 0]
+// CHECK: llvm.call @take(%[[P]], %[[P]], %{{.*}}, %[[SIZE]], %[[STRIDE]])
+!d = !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+func.func private @take(memref<?xf32>)
+func.func @overwritten(%p: !llvm.ptr, %old: i64, %sizes: !llvm.array<1 x i64>, %stride: i64) {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %u = llvm.mlir.poison : !d
+  %d0 = llvm.insertvalue %p, %u[0] : !d
+  %d1 = llvm.insertvalue %p, %d0[1] : !d
+  %d2 = llvm.insertvalue %zero, %d1[2] : !d
+  %d3 = llvm.insertvalue %old, %d2[3, 0] : !d
+  %d4 = llvm.insertvalue %sizes, %d3[3] : !d
+  %d5 = llvm.insertvalue %stride, %d4[4, 0] : !d
+  %m = builtin.unrealized_conversion_cast %d5 : !d to memref<?xf32>
+  call @take(%m) : (memref<?xf32>) -> ()
+  return
+}

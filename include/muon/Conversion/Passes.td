@@ -320,16 +320,16 @@ def MuonForwardArgumentDescriptors
     this pointer) or placed in the pointer field of an unranked descriptor
     `!llvm.struct<(i64, ptr)>` whose fields are only extracted and whose
     pointer is only passed as a call argument, the slot is replaced by the
-    argument and the store and the rebuilt value (when unused) are erased. This assumes the ABI of
-    entries lowered by `muon-to-llvm`: the caller's descriptors outlive
-    the call and are not changed while it runs (muon-run, the C API and
-    Python build a private one per buffer), and a callee handed a pointer
-    to a ranked descriptor (behind an unranked memref) reads it and never
-    writes it (the runtime, `memrefCopy`, the step's kernels;
-    `muon_runtime.h` states it for the runtime). Why: each copy is
-    a stack slot and a store per field (about fifteen LLVM operations),
-    one for every argument of a step, which the JIT compiled at every
-    start.
+    argument and the store and the rebuilt value (when unused) are erased.
+    This assumes the ABI of entries lowered by `muon-to-llvm`: the
+    caller's descriptors outlive the call and are not changed while it
+    runs (muon-run, the C API and Python build a private one per buffer),
+    and a callee handed a pointer to a ranked descriptor (behind an
+    unranked memref) reads it and never writes it (the runtime,
+    `memrefCopy`, the step's kernels; `muon_runtime.h` states it for the
+    runtime). Why: each copy is a stack slot and a store per field (about
+    fifteen LLVM operations), one for every argument of a step, which the
+    JIT compiled at every start.
   }];
 }
 

@@ -30,13 +30,17 @@ Value throughCasts(Value v) {
   return v;
 }
 
-/// The field at `position` of the struct `v`, when a chain of
+/// The field at `position` (a leaf) of the struct `v`, when a chain of
 /// llvm.insertvalue built it: the last value inserted there. Null
-/// otherwise.
+/// otherwise, also where a later insertion set a whole member holding the
+/// field (an array).
 Value insertedField(Value v, ArrayRef<int64_t> position) {
   while (auto insert = v.getDefiningOp<LLVM::InsertValueOp>()) {
-    if (insert.getPosition() == position)
+    ArrayRef<int64_t> at = insert.getPosition();
+    if (at == position)
       return insert.getValue();
+    if (at.size() < position.size() && position.take_front(at.size()) == at)
+      return {};
     v = insert.getContainer();
   }
   return {};

@@ -3,11 +3,11 @@
 // A func.call whose callee's LLVM signature is known before the
 // conversion (the runtime's functions, once muon-convert-step-to-llvm has
 // converted the external declarations, and the step's kernels) lowered
-// straight to llvm.call. An unranked memref
-// operand is passed as its two fields (rank, descriptor pointer), as the
-// upstream call lowering passes it; where the IR has just built that
-// {rank, pointer} pair (a buffer's view), the fields are taken as they are
-// instead of being extracted again.
+// straight to llvm.call. A memref operand is passed field by field, as the
+// upstream call lowering passes it (an unranked one as its rank and
+// descriptor pointer); where the IR has just built the descriptor (a
+// buffer's {rank, pointer} view, a constant table), the fields are taken
+// as they are instead of being extracted again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +32,10 @@ void collectDirectCallees(
 /// Adds the direct call lowering for calls, in functions of `module`
 /// itself (not of a nested symbol table), to the functions of `callees`
 /// (name -> LLVM function type, collected from `module`), with a benefit
-/// above the upstream call lowering. A call it does not take (several results, operand or result
-/// types that do not match) is left to the upstream pattern, which reports
-/// what it always did. `callees` must outlive the conversion.
+/// above the upstream call lowering. A call it does not take (several
+/// results, a returned memref, operand or result types that do not match)
+/// is left to the upstream pattern, which reports what it always did.
+/// `callees` must outlive the conversion.
 void populateDirectCallPatterns(
     const mlir::LLVMTypeConverter &converter, mlir::ModuleOp module,
     const llvm::DenseMap<mlir::StringAttr, mlir::LLVM::LLVMFunctionType>
