@@ -160,9 +160,10 @@ void muon::collectDirectCallees(
     }
     // A function the conversion turns into an llvm.func of the signature
     // the converter gives it; "llvm.bareptr" asks the func lowering for
-    // the bare-pointer convention.
+    // the bare-pointer convention, "func.varargs" for a variadic one.
     auto fn = dyn_cast<func::FuncOp>(op);
-    if (!fn || fn.isExternal() || fn->hasAttr("llvm.bareptr"))
+    if (!fn || fn.isExternal() || fn->hasAttr("llvm.bareptr") ||
+        fn->hasAttr("func.varargs"))
       continue;
     // A signature the converter cannot convert (a memory space that is
     // not an address space) is reported where the function is converted,
