@@ -71,6 +71,42 @@ TEST_F(DistLayoutTest, LocalTypesAreDynamicWhereRanksDiffer) {
             (ArrayRef<int64_t>{4, 4}));
 }
 
+TEST_F(DistLayoutTest, LocalTypesOverABoxMatchTheirRanks) {
+  // Every box of coordinates of the 4 x 2 mesh (empty ones included): the
+  // box form, which visits one rank per combination of splitting
+  // coordinates, gives what the box's ranks listed one by one give.
+  MeshOp mesh = lookupMesh(func, arg(0).getMesh());
+  layout::Mesh m = toLayoutMesh(mesh);
+  for (unsigned i = 0; i < 6; ++i) {
+    if (i == 2)
+      continue; // flat storage: its own local shape rules (1-D)
+    DistTensorType t = arg(i);
+    FailureOr<layout::Layout> l = toLayout(
+        t.getLayout(), mesh, func, [&] { return func.emitError(); });
+    ASSERT_TRUE(succeeded(l));
+    for (int64_t lo0 = 0; lo0 <= 4; ++lo0)
+      for (int64_t hi0 = lo0; hi0 <= 4; ++hi0)
+        for (int64_t lo1 = 0; lo1 <= 2; ++lo1)
+          for (int64_t hi1 = lo1; hi1 <= 2; ++hi1) {
+            std::vector<int64_t> lo{lo0, lo1}, hi{hi0, hi1};
+            RankedTensorType box = localTensorType(
+                t.getShape(), t.getElementType(), *l, m, lo, hi);
+            RankedTensorType listed = localTensorType(
+                t.getShape(), t.getElementType(), *l, m, m.ranksIn(lo, hi));
+            EXPECT_EQ(box, listed) << "argument " << i << ", box [" << lo0
+                                   << ", " << hi0 << ") x [" << lo1 << ", "
+                                   << hi1 << ")";
+          }
+  }
+  // The whole mesh: the type's own local type.
+  FailureOr<layout::Layout> rows = toLayout(
+      arg(0).getLayout(), mesh, func, [&] { return func.emitError(); });
+  ASSERT_TRUE(succeeded(rows));
+  EXPECT_EQ(localTensorType(arg(0).getShape(), arg(0).getElementType(), *rows,
+                            m, {0, 0}, {4, 2}),
+            localTensorType(arg(0), func));
+}
+
 TEST_F(DistLayoutTest, LocalShardsMatchTheLayoutModel) {
   layout::LocalShard last = localShardOf(arg(0), func, {3, 1});
   EXPECT_EQ(last.shape, (std::vector<int64_t>{1, 8}));
