@@ -1,8 +1,9 @@
 //===- AggregateLeaves.h - The scalar fields of an LLVM aggregate -*- C++ -*-===//
 //
 // The scalar fields of an LLVM-dialect struct or array, with their
-// positions as `extractvalue`/`insertvalue` write them. The passes that take
-// memref descriptors apart field by field use it.
+// positions as `extractvalue`/`insertvalue` write them, and the value a
+// chain of `insertvalue`s put at one of them. The passes that take memref
+// descriptors apart field by field use it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #define MUON_SUPPORT_AGGREGATELEAVES_H
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -66,6 +68,18 @@ inline llvm::SmallVector<AggregateLeaf> aggregateLeaves(mlir::Type type,
     leaves.clear();
   return leaves;
 }
+
+/// The value at `position` of `aggregate` where the insertvalue chain that
+/// built it says (also through a field read of a field, and through a
+/// whole struct inserted as a field), else null (also where a later
+/// insertion overwrote part of the field).
+mlir::Value insertedAt(mlir::Value aggregate, llvm::ArrayRef<int64_t> position);
+
+/// `aggregate`'s field at `position`: the value inserted there, or a field
+/// read created at `b`.
+mlir::Value extractLeaf(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value aggregate,
+                        llvm::ArrayRef<int64_t> position);
 
 } // namespace muon
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/LLVM/DirectCalls.h"
+#include "muon/Support/AggregateLeaves.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,10 @@
 using namespace mlir;
 
 namespace {
+
+/// Descriptors with more scalar fields than this (a rank-r memref has
+/// 3 + 2r) keep the upstream lowering.
+constexpr size_t kMaxFields = 64;
 
 /// The value `v` stands for, looking through the unrealized casts that
 /// connect a view built in the LLVM dialect to its memref uses.
@@ -28,43 +33,6 @@ Value throughCasts(Value v) {
     v = cast->getOperand(0);
   }
   return v;
-}
-
-/// The field at `position` (a leaf) of the struct `v`, when a chain of
-/// llvm.insertvalue built it: the last value inserted there. Null
-/// otherwise, also where a later insertion set a whole member holding the
-/// field (an array).
-Value insertedField(Value v, ArrayRef<int64_t> position) {
-  while (auto insert = v.getDefiningOp<LLVM::InsertValueOp>()) {
-    ArrayRef<int64_t> at = insert.getPosition();
-    if (at == position)
-      return insert.getValue();
-    if (at.size() < position.size() && position.take_front(at.size()) == at)
-      return {};
-    v = insert.getContainer();
-  }
-  return {};
-}
-
-/// A memref descriptor's fields in the order calls pass them (the upstream
-/// call lowering's order): each member of the struct, an array member's
-/// elements one by one. `positions` gets where each field is, `types` its
-/// type.
-void flatten(LLVM::LLVMStructType descriptor,
-             SmallVectorImpl<SmallVector<int64_t, 2>> &positions,
-             SmallVectorImpl<Type> &types) {
-  for (auto [i, member] : llvm::enumerate(descriptor.getBody())) {
-    auto array = dyn_cast<LLVM::LLVMArrayType>(member);
-    if (!array) {
-      positions.push_back({static_cast<int64_t>(i)});
-      types.push_back(member);
-      continue;
-    }
-    for (unsigned j = 0; j < array.getNumElements(); ++j) {
-      positions.push_back({static_cast<int64_t>(i), j});
-      types.push_back(array.getElementType());
-    }
-  }
 }
 
 struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
@@ -97,17 +65,22 @@ struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
       return failure();
 
     // Check every operand against the declaration before creating
-    // anything: a call this pattern does not take is left as it was.
+    // anything: a call this pattern does not take is left as it was. A
+    // memref is passed as the scalar fields of its descriptor, in order.
     SmallVector<Type> types;
-    SmallVector<SmallVector<SmallVector<int64_t, 2>>> fields(
-        call.getNumOperands());
+    SmallVector<SmallVector<muon::AggregateLeaf>> fields(call.getNumOperands());
     for (auto [i, original, converted] : llvm::enumerate(
              call.getOperands(), adaptor.getOperands())) {
-      auto descriptor = dyn_cast<LLVM::LLVMStructType>(converted.getType());
-      if (isa<BaseMemRefType>(original.getType()) && descriptor)
-        flatten(descriptor, fields[i], types);
-      else
+      if (!isa<BaseMemRefType>(original.getType()) ||
+          !isa<LLVM::LLVMStructType>(converted.getType())) {
         types.push_back(converted.getType());
+        continue;
+      }
+      fields[i] = muon::aggregateLeaves(converted.getType(), kMaxFields);
+      if (fields[i].empty())
+        return failure();
+      for (const muon::AggregateLeaf &leaf : fields[i])
+        types.push_back(leaf.type);
     }
     if (!llvm::equal(types, type.getParams()))
       return failure();
@@ -115,9 +88,9 @@ struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
     Location loc = call.getLoc();
     SmallVector<Value> operands;
     operands.reserve(types.size());
-    for (auto [converted, positions] :
+    for (auto [converted, leaves] :
          llvm::zip_equal(adaptor.getOperands(), fields)) {
-      if (positions.empty()) {
+      if (leaves.empty()) {
         operands.push_back(converted);
         continue;
       }
@@ -125,13 +98,13 @@ struct DirectCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
       // view, a constant table), its fields are taken as they are.
       Value built = throughCasts(converted);
       if (built.getType() != converted.getType())
-        built = {};
-      for (ArrayRef<int64_t> position : positions) {
-        Value field = built ? insertedField(built, position) : Value();
-        if (!field)
-          field =
-              LLVM::ExtractValueOp::create(rewriter, loc, converted, position);
-        operands.push_back(field);
+        built = converted;
+      for (const muon::AggregateLeaf &leaf : leaves) {
+        Value field = muon::insertedAt(built, leaf.position);
+        operands.push_back(field ? field
+                                 : LLVM::ExtractValueOp::create(
+                                       rewriter, loc, converted,
+                                       leaf.position));
       }
     }
     auto lowered =

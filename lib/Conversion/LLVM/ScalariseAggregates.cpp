@@ -40,6 +40,8 @@ using namespace mlir;
 namespace {
 
 using Leaf = muon::AggregateLeaf;
+using muon::extractLeaf;
+using muon::insertedAt;
 
 /// Aggregates with more fields than this are left alone (a descriptor of
 /// rank r has 3 + 2r).
@@ -51,44 +53,6 @@ bool isAggregate(Type type) {
 
 SmallVector<Leaf> leavesOf(Type type) {
   return muon::aggregateLeaves(type, kMaxLeaves);
-}
-
-/// The value at `position` of `aggregate` where the insertvalue chain that
-/// built it says (also through a field read of a field, and through a
-/// whole struct inserted as a field), else null.
-Value insertedAt(Value aggregate, ArrayRef<int64_t> position) {
-  while (true) {
-    if (auto insert = aggregate.getDefiningOp<LLVM::InsertValueOp>()) {
-      ArrayRef<int64_t> at = insert.getPosition();
-      if (position.take_front(at.size()) == at) {
-        // The field is in the value inserted (or is it).
-        aggregate = insert.getValue();
-        position = position.drop_front(at.size());
-        if (position.empty())
-          return aggregate;
-        continue;
-      }
-      if (at.take_front(position.size()) == position)
-        return {}; // Part of the field was overwritten.
-      aggregate = insert.getContainer();
-      continue;
-    }
-    if (auto extract = aggregate.getDefiningOp<LLVM::ExtractValueOp>()) {
-      SmallVector<int64_t> whole(extract.getPosition());
-      whole.append(position.begin(), position.end());
-      return insertedAt(extract.getContainer(), whole);
-    }
-    return {};
-  }
-}
-
-/// `aggregate`'s field at `position`: the value inserted there, or a field
-/// read.
-Value extractLeaf(OpBuilder &b, Location loc, Value aggregate,
-                  ArrayRef<int64_t> position) {
-  if (Value inserted = insertedAt(aggregate, position))
-    return inserted;
-  return LLVM::ExtractValueOp::create(b, loc, aggregate, position);
 }
 
 /// Splits block argument `index` of `block` into its scalar fields.
