@@ -1,7 +1,7 @@
 // muon-inline-entry-into-c-interface: an entry whose only use is the call
 // in its C interface moves into that C interface, which keeps its
 // signature (one descriptor pointer per buffer).
-// RUN: muon-opt %s --muon-inline-entry-into-c-interface --split-input-file | FileCheck %s
+// RUN: muon-opt %s --muon-inline-entry-into-c-interface --split-input-file --allow-unregistered-dialect | FileCheck %s
 
 llvm.func @work(!llvm.ptr, i64)
 
@@ -145,4 +145,46 @@ llvm.func @variadic(%n: i64, ...) {
 llvm.func @_mlir_ciface_variadic(%n: i64) {
   llvm.call @variadic(%n) vararg(!llvm.func<void (i64, ...)>) : (i64) -> ()
   llvm.return
+}
+
+// -----
+
+// Other references keep the entry too: its address taken (an inherent
+// attribute of an op with properties), a reference in an array in a
+// discardable attribute, and one on an op without properties.
+// CHECK-LABEL: llvm.func @addressed(
+// CHECK-LABEL: llvm.func @_mlir_ciface_addressed(
+// CHECK: llvm.call @addressed(
+// CHECK-LABEL: llvm.func @noted(
+// CHECK-LABEL: llvm.func @_mlir_ciface_noted(
+// CHECK: llvm.call @noted(
+// CHECK-LABEL: llvm.func @unregistered_use(
+// CHECK-LABEL: llvm.func @_mlir_ciface_unregistered_use(
+// CHECK: llvm.call @unregistered_use(
+llvm.func @addressed() {
+  llvm.return
+}
+llvm.func @_mlir_ciface_addressed() {
+  llvm.call @addressed() : () -> ()
+  llvm.return
+}
+llvm.func @noted() {
+  llvm.return
+}
+llvm.func @_mlir_ciface_noted() {
+  llvm.call @noted() : () -> ()
+  llvm.return
+}
+llvm.func @unregistered_use() {
+  llvm.return
+}
+llvm.func @_mlir_ciface_unregistered_use() {
+  llvm.call @unregistered_use() : () -> ()
+  llvm.return
+}
+llvm.func @user() -> !llvm.ptr {
+  %p = llvm.mlir.addressof @addressed : !llvm.ptr
+  %c = llvm.mlir.constant(1 : i64) {user.refs = [@noted]} : i64
+  "test.use"() {ref = @unregistered_use} : () -> ()
+  llvm.return %p : !llvm.ptr
 }

@@ -49,20 +49,31 @@ LLVM::CallOp wrappedCall(LLVM::LLVMFuncOp wrapper) {
 /// are symbol references or hold some (arrays, dictionaries), which covers
 /// calls, invokes, address-of and a function's personality. Integer and
 /// type attributes, most of a step's, are not walked into (a generic walk
-/// of every attribute took 0.2 s on a 405B step).
+/// of every attribute took 0.2 s on a 405B step). An op's inherent
+/// attributes are read one by one: `Operation::getAttrs` would build and
+/// unique a dictionary of them for every op (0.28 G instructions on the
+/// 158,000 ops of a 405B step, seven times what the pass takes now).
 unsigned countUses(ModuleOp module, StringRef name) {
   unsigned count = 0;
   auto visit = [&](SymbolRefAttr ref) {
     count += ref.getRootReference() == name;
   };
+  auto scan = [&](Attribute value) {
+    if (auto ref = dyn_cast_or_null<SymbolRefAttr>(value))
+      visit(ref);
+    else if (isa_and_nonnull<ArrayAttr, DictionaryAttr>(value))
+      value.walk(visit);
+  };
   module.walk([&](Operation *op) {
-    for (NamedAttribute attr : op->getAttrs()) {
-      Attribute value = attr.getValue();
-      if (auto ref = dyn_cast<SymbolRefAttr>(value))
-        visit(ref);
-      else if (isa<ArrayAttr, DictionaryAttr>(value))
-        value.walk(visit);
-    }
+    // Every attribute of an op without properties; the discardable ones of
+    // an op with them.
+    for (NamedAttribute attr : op->getRawDictionaryAttrs())
+      scan(attr.getValue());
+    if (op->getPropertiesStorageSize() == 0)
+      return;
+    for (StringAttr attrName : op->getName().getAttributeNames())
+      if (std::optional<Attribute> value = op->getInherentAttr(attrName))
+        scan(*value);
   });
   return count;
 }
