@@ -58,6 +58,40 @@ TEST_F(DistLayoutTest, TypesVerifyAgainstTheirMesh) {
         << "argument " << i;
 }
 
+// Verification and local types are remembered per type and mesh contents,
+// not per mesh name: the same type on another @m, in a module of the same
+// context, is judged against that mesh.
+TEST_F(DistLayoutTest, RememberedPerMeshContentsNotName) {
+  DistTensorType rows = arg(0);
+  ASSERT_TRUE(succeeded(verifyDistTensorType(
+      rows, func, [&] { return func.emitError(); })));
+  EXPECT_EQ(localTensorType(rows, func).getShape()[0], ShapedType::kDynamic);
+
+  // dp = 5 splits the 10 rows evenly; a single axis does not match the
+  // type's two placements.
+  for (auto [text, verifies] :
+       {std::pair{"dist.mesh @m [dp = 5, tp = 2]", true},
+        std::pair{"dist.mesh @m [dp = 4]", false}}) {
+    OwningOpRef<ModuleOp> other = parseSourceString<ModuleOp>(
+        (std::string(text) + "\nfunc.func @g() { return }").c_str(),
+        &context);
+    ASSERT_TRUE(other);
+    auto g = *other->getOps<func::FuncOp>().begin();
+    int errors = 0;
+    ScopedDiagnosticHandler count(&context, [&](Diagnostic &) {
+      ++errors;
+      return success();
+    });
+    EXPECT_EQ(succeeded(verifyDistTensorType(
+                  rows, g, [&] { return g.emitError(); })),
+              verifies)
+        << text;
+    EXPECT_EQ(errors, verifies ? 0 : 1) << text;
+    if (verifies)
+      EXPECT_EQ(localTensorType(rows, g).getShape()[0], 2) << text;
+  }
+}
+
 TEST_F(DistLayoutTest, LocalTypesAreDynamicWhereRanksDiffer) {
   // 10 rows over dp=4: 3, 3, 3, 1.
   EXPECT_EQ(localTensorType(arg(0), func).getShape(),

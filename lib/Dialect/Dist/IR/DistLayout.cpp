@@ -233,6 +233,17 @@ static std::vector<int64_t> shapeOf(DistTensorType type) {
   return toVector(type.getShape());
 }
 
+static DistDialect::MeshKey meshKey(MeshOp mesh) {
+  return {mesh.getAxisNamesAttr(), mesh.getShapeAttr(), mesh.getDevicesAttr()};
+}
+
+/// Whether what is known of `type` on `mesh` may be kept per (type, mesh):
+/// flat storage also reads its dist.flat_group, which may change.
+static bool cacheable(DistTensorType type) {
+  StorageAttr storage = type.getLayout().getStorage();
+  return !storage || !storage.getGroup();
+}
+
 LogicalResult
 muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
                                  function_ref<InFlightDiagnostic()> emitError,
@@ -241,6 +252,14 @@ muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
   if (!mesh)
     return emitError() << "unknown mesh " << type.getMesh()
                        << ": no dist.mesh with that name is visible here";
+  // Only success is kept: a failure is reported at every op it concerns.
+  auto *dialect = type.getContext()->getLoadedDialect<DistDialect>();
+  std::pair<Type, DistDialect::MeshKey> key{type, meshKey(mesh)};
+  if (cacheable(type)) {
+    llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
+    if (dialect->verifiedTypes.contains(key))
+      return success();
+  }
   FailureOr<layout::Layout> l =
       toLayout(type.getLayout(), mesh, from, emitError, tables);
   if (failed(l))
@@ -248,6 +267,10 @@ muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
   std::string err = layout::verify(shapeOf(type), *l, toLayoutMesh(mesh));
   if (!err.empty())
     return emitError() << err;
+  if (cacheable(type)) {
+    llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
+    dialect->verifiedTypes.insert(key);
+  }
   return success();
 }
 
@@ -337,13 +360,10 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
                                              Operation *from) {
   MeshOp mesh = lookupMesh(from, type.getMesh());
   // Cached per type and mesh (the attributes are uniqued, so equal meshes
-  // share entries); flat storage also reads its dist.flat_group, so it is
-  // computed each time.
-  StorageAttr storage = type.getLayout().getStorage();
-  bool cacheable = !storage || !storage.getGroup();
+  // share entries).
   auto *dialect = type.getContext()->getLoadedDialect<DistDialect>();
-  std::pair<Type, Attribute> key{type, mesh->getAttrDictionary()};
-  if (cacheable) {
+  std::pair<Type, DistDialect::MeshKey> key{type, meshKey(mesh)};
+  if (cacheable(type)) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     auto it = dialect->localTypes.find(key);
     if (it != dialect->localTypes.end())
@@ -354,7 +374,7 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   RankedTensorType local =
       localTensorType(type.getShape(), type.getElementType(), l, m,
                       std::vector<int64_t>(m.numAxes(), 0), m.sizes);
-  if (cacheable) {
+  if (cacheable(type)) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     dialect->localTypes[key] = local;
   }

@@ -41,11 +41,19 @@ def Dist_Dialect : Dialect {
     void registerAttributes();
     void registerTypes();
 
-    /// localTensorType's results, per (type, mesh attributes): every verifier
-    /// and pass asks for them again, and each costs a local shard per
-    /// representative rank. Lives and dies with the context.
-    ::llvm::DenseMap<std::pair<::mlir::Type, ::mlir::Attribute>,
+    /// A mesh as the layouts see it: its axis names, shape and devices
+    /// (uniqued attributes, so equal meshes give equal keys).
+    using MeshKey = std::tuple<::mlir::Attribute, ::mlir::Attribute,
+                               ::mlir::Attribute>;
+    /// localTensorType's results, per (type, mesh): every verifier and pass
+    /// asks for them again, and each costs a local shard per representative
+    /// rank. Lives and dies with the context.
+    ::llvm::DenseMap<std::pair<::mlir::Type, MeshKey>,
                      ::mlir::RankedTensorType> localTypes;
+    /// The (type, mesh) pairs verifyDistTensorType accepted: each of the
+    /// thousands of ops of an expanded step that carries a type would
+    /// convert and check its layout again.
+    ::llvm::DenseSet<std::pair<::mlir::Type, MeshKey>> verifiedTypes;
     ::llvm::sys::SmartMutex<true> localTypesMutex;
   }];
 }
