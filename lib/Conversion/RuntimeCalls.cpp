@@ -103,7 +103,10 @@ RuntimeSignature muon::runtimeSignature(MLIRContext *ctx, RuntimeFn fn) {
 
 func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
                                 ValueRange args) {
-  RuntimeSignature sig = runtimeSignature(b.getContext(), fnId);
+  auto [sigIt, newSig] = signatures.try_emplace(static_cast<unsigned>(fnId));
+  if (newSig)
+    sigIt->second = runtimeSignature(b.getContext(), fnId);
+  const RuntimeSignature &sig = sigIt->second;
   if (TypeRange(args) != sig.type.getInputs()) {
     // A caller that did not check its operands (e.g. a non-f32 tensor):
     // report it at the op being lowered; the pass fails on failed().
@@ -114,6 +117,10 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
     conflict = true;
   }
   ModuleOp into = moduleAt(b);
+  std::pair<Operation *, unsigned> key{into.getOperation(),
+                                       static_cast<unsigned>(fnId)};
+  if (func::FuncOp known = declarations.lookup(key))
+    return func::CallOp::create(b, loc, known, args);
   Operation *existing = into.lookupSymbol(sig.name);
   auto fn = dyn_cast_or_null<func::FuncOp>(existing);
   if (existing && !fn) {
@@ -142,6 +149,7 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
           << ", but the runtime's function table says " << sig.type;
     conflict = true;
   }
+  declarations[key] = fn;
   return func::CallOp::create(b, loc, fn, args);
 }
 

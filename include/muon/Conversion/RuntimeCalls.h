@@ -96,6 +96,13 @@ private:
       globals;
   int64_t nextTable = 0;
   bool conflict = false;
+  // Each runtime function's signature, and its declaration per module,
+  // found or made once: a module's symbol lookup scans its ops, and a
+  // step makes tens of thousands of calls. Declarations are never erased
+  // while a pass holds this object.
+  llvm::DenseMap<unsigned, RuntimeSignature> signatures;
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, mlir::func::FuncOp>
+      declarations;
 };
 
 } // namespace muon
