@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/SymbolReferences.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -83,12 +84,10 @@ struct MuonBufferizeEntryArguments
     // there may be called (or its address taken), and keeps the
     // function-boundary analysis its callers rely on.
     DenseSet<StringAttr> referenced;
-    if (auto uses = SymbolTable::getSymbolUses(&module.getBodyRegion())) {
-      for (const SymbolTable::SymbolUse &use : *uses)
-        referenced.insert(use.getSymbolRef().getRootReference());
-    } else {
+    if (failed(muon::walkSymbolReferences(module, [&](SymbolRefAttr ref) {
+          referenced.insert(ref.getRootReference());
+        })))
       return; // An op that may refer to symbols unknown to us: left alone.
-    }
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && !referenced.contains(fn.getSymNameAttr()))
         bufferizeArguments(fn);

@@ -14,9 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/Passes.h"
+#include "muon/Support/SymbolReferences.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <optional>
 
 namespace muon {
 #define GEN_PASS_DEF_MUONINLINEENTRYINTOCINTERFACE
@@ -45,36 +48,15 @@ LLVM::CallOp wrappedCall(LLVM::LLVMFuncOp wrapper) {
   return call;
 }
 
-/// The references to symbol `name` in `module`: every op's attributes that
-/// are symbol references or hold some (arrays, dictionaries), which covers
-/// calls, invokes, address-of and a function's personality. Integer and
-/// type attributes, most of a step's, are not walked into (a generic walk
-/// of every attribute took 0.2 s on a 405B step). An op's inherent
-/// attributes are read one by one: `Operation::getAttrs` would build and
-/// unique a dictionary of them for every op (0.28 G instructions on the
-/// 158,000 ops of a 405B step, seven times what the pass takes now).
-unsigned countUses(ModuleOp module, StringRef name) {
+/// The references to symbol `name` in `module` (calls, invokes,
+/// address-of, a function's personality, any attribute), or none when an
+/// op of unknown meaning may hold some.
+std::optional<unsigned> countUses(ModuleOp module, StringRef name) {
   unsigned count = 0;
-  auto visit = [&](SymbolRefAttr ref) {
-    count += ref.getRootReference() == name;
-  };
-  auto scan = [&](Attribute value) {
-    if (auto ref = dyn_cast_or_null<SymbolRefAttr>(value))
-      visit(ref);
-    else if (isa_and_nonnull<ArrayAttr, DictionaryAttr>(value))
-      value.walk(visit);
-  };
-  module.walk([&](Operation *op) {
-    // Every attribute of an op without properties; the discardable ones of
-    // an op with them.
-    for (NamedAttribute attr : op->getRawDictionaryAttrs())
-      scan(attr.getValue());
-    if (op->getPropertiesStorageSize() == 0)
-      return;
-    for (StringAttr attrName : op->getName().getAttributeNames())
-      if (std::optional<Attribute> value = op->getInherentAttr(attrName))
-        scan(*value);
-  });
+  if (failed(muon::walkSymbolReferences(module, [&](SymbolRefAttr ref) {
+        count += ref.getRootReference() == name;
+      })))
+    return std::nullopt;
   return count;
 }
 
@@ -143,7 +125,7 @@ struct MuonInlineEntryIntoCInterface
           continue;
         // Only the wrapper's call may use the entry: anything else calling
         // or taking the address of `F` would lose it.
-        if (countUses(module, entry.getName()) != 1)
+        if (countUses(module, entry.getName()) != 1u)
           continue;
         inlineInto(entry, wrapper, call);
       }
