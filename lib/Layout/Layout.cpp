@@ -129,6 +129,34 @@ std::vector<StorageSplit> Storage::outerFirst() const {
   return {};
 }
 
+std::vector<int64_t> muon::layout::key(const Layout &l) {
+  std::vector<int64_t> out;
+  auto list = [&](const std::vector<int64_t> &values) {
+    out.push_back(static_cast<int64_t>(values.size()));
+    out.insert(out.end(), values.begin(), values.end());
+  };
+  out.push_back(static_cast<int64_t>(l.placements.size()));
+  for (const Placement &p : l.placements)
+    out.insert(out.end(), {static_cast<int64_t>(p.kind), p.dim,
+                           static_cast<int64_t>(p.reduce)});
+  out.push_back(static_cast<int64_t>(l.shardOrder.size()));
+  for (const auto &[dim, axes] : l.shardOrder) {
+    out.push_back(dim);
+    list(std::vector<int64_t>(axes.begin(), axes.end()));
+  }
+  const Storage &st = l.storage;
+  out.insert(out.end(), {static_cast<int64_t>(st.kind), st.member, st.axis,
+                         st.owner, st.group.axis});
+  list(st.group.memberNumel);
+  list(st.group.weights);
+  out.push_back(static_cast<int64_t>(st.splits.size()));
+  for (const StorageSplit &split : st.splits) {
+    out.insert(out.end(), {split.axis, split.dim});
+    list(split.weights);
+  }
+  return out;
+}
+
 std::vector<int> Storage::axes() const {
   std::vector<int> result;
   for (const StorageSplit &s : outerFirst())

@@ -305,3 +305,33 @@ TEST(Verify, ReportsEachProblem) {
 }
 
 } // namespace
+
+// A layout's key tells apart layouts that differ in any field, and equal
+// layouts share it.
+TEST(LayoutKey, EveryFieldCounts) {
+  Layout base;
+  base.placements = {Placement::shard(0), Placement::replicate()};
+  base.shardOrder = {{0, {0, 1}}};
+  base.storage.kind = StorageKind::Dim;
+  base.storage.splits = {{1, 0, {1, 3}}};
+  Layout same = base;
+  EXPECT_EQ(key(base), key(same));
+
+  std::vector<Layout> variants(9, base);
+  variants[0].placements[1] = Placement::partial(ReduceKind::Avg);
+  variants[1].placements[0] = Placement::shard(1);
+  variants[2].shardOrder = {{0, {1, 0}}};
+  variants[3].storage.splits[0].weights = {3, 1};
+  variants[4].storage.splits[0].axis = 0;
+  variants[5].storage.kind = StorageKind::Block;
+  variants[6].storage.kind = StorageKind::Whole;
+  variants[6].storage.axis = 1;
+  variants[7] = variants[6];
+  variants[7].storage.owner = 1;
+  variants[8].storage.group.memberNumel = {4};
+  for (size_t i = 0; i < variants.size(); ++i) {
+    EXPECT_NE(key(variants[i]), key(base)) << "variant " << i;
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(key(variants[i]), key(variants[j])) << i << " vs " << j;
+  }
+}

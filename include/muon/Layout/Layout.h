@@ -134,6 +134,11 @@ struct Layout {
   Storage storage;
 };
 
+/// Every field of `l` as integers, each list preceded by its length: equal
+/// layouts give equal keys, so results computed from a layout can be kept
+/// per key (a field added to Layout, Storage or Placement belongs here).
+std::vector<int64_t> key(const Layout &l);
+
 /// A contiguous range [offset, offset + size).
 struct Interval {
   int64_t offset = 0;

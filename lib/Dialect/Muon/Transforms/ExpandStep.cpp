@@ -160,11 +160,29 @@ private:
 
   const layout::Mesh &mesh() const { return facts.mesh; }
 
+  /// Local types already computed, by everything they depend on: the
+  /// parameters of a model share a few shapes, layouts and group boxes, and
+  /// each local type costs a local shard per combination of splitting
+  /// coordinates in the box (0.18 G instructions on a 405B step).
+  std::map<std::vector<int64_t>, RankedTensorType> localTypes;
+
   RankedTensorType localOf(const ParamState &s, const layout::Layout &l) {
     const ParamFacts &p = facts.params[s.index];
-    return dist::localTensorType(p.shape, p.type.getElementType(), l, mesh(),
-                                 s.groupLo, s.groupHi);
+    Type element = p.type.getElementType();
+    std::vector<int64_t> key = layout::key(l);
+    key.push_back(static_cast<int64_t>(
+        reinterpret_cast<uintptr_t>(element.getAsOpaquePointer())));
+    for (const std::vector<int64_t> *part : {&p.shape, &s.groupLo, &s.groupHi}) {
+      key.push_back(static_cast<int64_t>(part->size()));
+      llvm::append_range(key, *part);
+    }
+    RankedTensorType &local = localTypes[key];
+    if (!local)
+      local = dist::localTensorType(p.shape, element, l, mesh(), s.groupLo,
+                                    s.groupHi);
+    return local;
   }
+
 
   /// `body()` on the ranks where `cond` holds (all when null), cast to
   /// `types`; elsewhere `others` (placeholders when empty).
