@@ -4,6 +4,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 using namespace mlir;
 
 namespace {
@@ -14,32 +16,52 @@ bool isLeaf(Attribute value) {
              DenseIntOrFPElementsAttr>(value);
 }
 
-void scan(Attribute value, function_ref<void(SymbolRefAttr)> visit) {
-  if (!value || isLeaf(value))
-    return;
-  if (auto ref = dyn_cast<SymbolRefAttr>(value)) {
-    visit(ref);
-    return;
+/// The references nested in attributes, per attribute: attributes are
+/// uniqued, and a step's ops repeat a few (a calling convention, a tail
+/// call kind on every call), which a walk of their sub-elements would
+/// visit tens of thousands of times.
+class Scanner {
+public:
+  explicit Scanner(function_ref<void(SymbolRefAttr)> visit) : visit(visit) {}
+
+  void scan(Attribute value) {
+    if (!value || isLeaf(value))
+      return;
+    if (auto ref = dyn_cast<SymbolRefAttr>(value)) {
+      visit(ref);
+      return;
+    }
+    auto [it, fresh] = nested.try_emplace(value);
+    if (fresh)
+      value.walk([&, &refs = it->second](SymbolRefAttr ref) {
+        refs.push_back(ref);
+      });
+    for (SymbolRefAttr ref : it->second)
+      visit(ref);
   }
-  value.walk([&](SymbolRefAttr ref) { visit(ref); });
-}
+
+private:
+  function_ref<void(SymbolRefAttr)> visit;
+  llvm::DenseMap<Attribute, SmallVector<SymbolRefAttr, 0>> nested;
+};
 
 } // namespace
 
 LogicalResult
 muon::walkSymbolReferences(Operation *root,
                            function_ref<void(SymbolRefAttr)> visit) {
+  Scanner scanner(visit);
   WalkResult walked = root->walk([&](Operation *op) {
     if (!op->isRegistered() && op->getNumRegions() != 0)
       return WalkResult::interrupt();
     // Every attribute of an op without properties; the discardable ones
     // of an op with them, whose inherent ones are read one by one.
     for (NamedAttribute attr : op->getRawDictionaryAttrs())
-      scan(attr.getValue(), visit);
+      scanner.scan(attr.getValue());
     if (op->getPropertiesStorageSize() != 0)
       for (StringAttr name : op->getName().getAttributeNames())
         if (std::optional<Attribute> value = op->getInherentAttr(name))
-          scan(*value, visit);
+          scanner.scan(*value);
     return WalkResult::advance();
   });
   return failure(walked.wasInterrupted());
