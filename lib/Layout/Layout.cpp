@@ -78,21 +78,32 @@ std::vector<int64_t> Mesh::ranksIn(const std::vector<int64_t> &lo,
                                    const std::vector<int64_t> &hi) const {
   std::vector<int64_t> result;
   int n = static_cast<int>(sizes.size());
-  for (int a = 0; a < n; ++a)
+  int64_t count = 1;
+  for (int a = 0; a < n; ++a) {
     if (lo[a] >= hi[a])
       return result;
+    count *= hi[a] - lo[a];
+  }
+  result.reserve(static_cast<size_t>(count));
+  // Row-major strides: a step along axis a moves the rank by stride[a].
+  std::vector<int64_t> stride(n, 1);
+  for (int a = n - 2; a >= 0; --a)
+    stride[a] = stride[a + 1] * sizes[a + 1];
   // An odometer over the box, last axis fastest (row-major, as ranks are
-  // numbered).
+  // numbered), carrying the rank along instead of recomputing it.
   std::vector<int64_t> c = lo;
+  int64_t r = rank(c);
   while (true) {
-    result.push_back(rank(c));
+    result.push_back(r);
     int a = n - 1;
     while (a >= 0 && ++c[a] == hi[a]) {
+      r -= (hi[a] - 1 - lo[a]) * stride[a];
       c[a] = lo[a];
       --a;
     }
     if (a < 0)
       return result;
+    r += stride[a];
   }
 }
 

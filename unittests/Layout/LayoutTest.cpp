@@ -335,3 +335,32 @@ TEST(LayoutKey, EveryFieldCounts) {
       EXPECT_NE(key(variants[i]), key(variants[j])) << i << " vs " << j;
   }
 }
+
+// The ranks of a box, in rank order, are those whose coordinates lie in
+// it: every box of a 3 x 4 x 2 mesh, empty ones included.
+TEST(Mesh, RanksInEveryBox) {
+  Mesh mesh{{"a", "b", "c"}, {3, 4, 2}};
+  auto boxes = [](int64_t size) {
+    std::vector<std::pair<int64_t, int64_t>> all;
+    for (int64_t lo = 0; lo <= size; ++lo)
+      for (int64_t hi = lo; hi <= size; ++hi)
+        all.push_back({lo, hi});
+    return all;
+  };
+  for (auto [la, ha] : boxes(3))
+    for (auto [lb, hb] : boxes(4))
+      for (auto [lc, hc] : boxes(2)) {
+        std::vector<int64_t> lo = {la, lb, lc}, hi = {ha, hb, hc}, want;
+        for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+          std::vector<int64_t> c = mesh.coords(r);
+          bool inside = true;
+          for (int a = 0; a < 3; ++a)
+            inside &= lo[a] <= c[a] && c[a] < hi[a];
+          if (inside)
+            want.push_back(r);
+        }
+        EXPECT_EQ(mesh.ranksIn(lo, hi), want)
+            << la << ".." << ha << ", " << lb << ".." << hb << ", " << lc
+            << ".." << hc;
+      }
+}
