@@ -83,6 +83,9 @@ private:
   DenseMap<std::pair<Value, Block *>, Operation *> handleLast;
   DenseMap<Value, bool> fresh;
   DenseSet<Value> isConstituent;
+  /// Per `scf.yield`: how many of its operands are views of each buffer
+  /// (counted once, not once per operand: a batch's branch yields many).
+  DenseMap<Operation *, DenseMap<Value, unsigned>> yieldedViews;
 };
 
 /// A buffer this function allocated and nothing else refers to: a
@@ -119,9 +122,11 @@ bool Lifetimes::yieldsOwn(Region &region, unsigned index) {
     return false;
   Operation *yield = region.front().getTerminator();
   Value y = stripViews(yield->getOperand(index));
-  return y.getParentBlock() == &region.front() &&
-         llvm::count_if(yield->getOperands(),
-                        [&](Value o) { return stripViews(o) == y; }) == 1 &&
+  auto [it, first] = yieldedViews.try_emplace(yield);
+  if (first)
+    for (Value o : yield->getOperands())
+      ++it->second[stripViews(o)];
+  return y.getParentBlock() == &region.front() && it->second.lookup(y) == 1 &&
          isFresh(y);
 }
 
