@@ -27,8 +27,9 @@ func.func @two_calls(%c: i1) {
 // -----
 
 // A block argument's cast goes to the start of its block; casts of
-// different values stay apart; a cast to a ranked type stays where it is
-// (it may rely on what a branch checked).
+// different values stay apart; a cast to a ranked type that only makes
+// sizes dynamic is shared like an unranked one; a cast to a more static
+// type stays where it is (it may rely on what a branch checked).
 // CHECK-LABEL: func.func @arguments
 // CHECK-NEXT: %[[UX:.*]] = memref.cast %arg0 : memref<2xf32> to memref<*xf32>
 // CHECK-NEXT: %[[UY:.*]] = memref.cast %arg1 : memref<2xf32> to memref<*xf32>
@@ -37,11 +38,13 @@ func.func @two_calls(%c: i1) {
 // CHECK-NEXT: call @use(%[[UX]])
 // CHECK-NEXT: call @use(%[[UX]])
 // CHECK-NEXT: call @ranked(%[[R]])
-// CHECK-NEXT: %[[R2:.*]] = memref.cast %arg0 : memref<2xf32> to memref<?xf32>
-// CHECK-NEXT: call @ranked(%[[R2]])
+// CHECK-NEXT: call @ranked(%[[R]])
+// CHECK-NEXT: %[[S:.*]] = memref.cast %arg2 : memref<?xf32> to memref<2xf32>
+// CHECK-NEXT: call @static(%[[S]])
 func.func private @use(memref<*xf32>)
 func.func private @ranked(memref<?xf32>)
-func.func @arguments(%x: memref<2xf32>, %y: memref<2xf32>) {
+func.func private @static(memref<2xf32>)
+func.func @arguments(%x: memref<2xf32>, %y: memref<2xf32>, %z: memref<?xf32>) {
   %r = memref.cast %x : memref<2xf32> to memref<?xf32>
   %uy = memref.cast %y : memref<2xf32> to memref<*xf32>
   func.call @use(%uy) : (memref<*xf32>) -> ()
@@ -52,6 +55,8 @@ func.func @arguments(%x: memref<2xf32>, %y: memref<2xf32>) {
   func.call @ranked(%r) : (memref<?xf32>) -> ()
   %r2 = memref.cast %x : memref<2xf32> to memref<?xf32>
   func.call @ranked(%r2) : (memref<?xf32>) -> ()
+  %s = memref.cast %z : memref<?xf32> to memref<2xf32>
+  func.call @static(%s) : (memref<2xf32>) -> ()
   return
 }
 

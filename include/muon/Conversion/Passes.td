@@ -385,8 +385,11 @@ def MuonShareBufferViews
     use of the value; casts of a value defined in a block on a CFG cycle
     are left alone (moved into a loop, a cast's stack slot would be taken
     per iteration). Every `memref.get_global` of one global and type
-    becomes one, at the top of the function. Casts to ranked types are not
-    touched: one may assume what a branch checked (a rank, a static size).
+    becomes one, at the top of the function. A cast to a ranked type that
+    only makes sizes dynamic (identity layouts, the same element type and
+    memory space) cannot fail, and is shared like an unranked one; other
+    casts to ranked types are not touched: one may assume what a branch
+    checked (a rank, a static size).
     Why: the conversion to LLVM fills a stack slot with the whole
     descriptor for each cast to an unranked memref (the form every runtime
     call takes) and expands each table read into about ten operations, so

@@ -12,8 +12,11 @@
 // a cast to an unranked memref right after the value it casts is defined
 // (where it dominates every use of that value; not when that is in a
 // loop, where the cast's stack slot would be taken per iteration), a
-// table read at the top of the function. Other casts (to a ranked type)
-// may assume what a branch checked, so they stay where they are.
+// table read at the top of the function. A cast to a ranked type that
+// only forgets static sizes (a table read as memref<?xi64> for a runtime
+// call, in every owner's branch) holds wherever its source does, and is
+// shared the same way; other ranked casts may assume what a branch
+// checked, so they stay where they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,25 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `cast` cannot fail wherever its source is defined: a cast to an
+/// unranked memref, or to a ranked one that differs only in dimensions
+/// made dynamic (identity layouts, the same element type and space).
+bool holdsEverywhere(memref::CastOp cast) {
+  if (isa<UnrankedMemRefType>(cast.getType()))
+    return true;
+  auto from = dyn_cast<MemRefType>(cast.getSource().getType());
+  auto to = dyn_cast<MemRefType>(cast.getType());
+  if (!from || !to || from.getRank() != to.getRank() ||
+      from.getElementType() != to.getElementType() ||
+      from.getMemorySpace() != to.getMemorySpace() ||
+      !from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+    return false;
+  for (auto [f, t] : llvm::zip(from.getShape(), to.getShape()))
+    if (!ShapedType::isDynamic(t) && f != t)
+      return false;
+  return true;
+}
+
 struct MuonShareBufferViews
     : muon::impl::MuonShareBufferViewsBase<MuonShareBufferViews> {
   void runOnOperation() override {
@@ -51,7 +73,7 @@ struct MuonShareBufferViews
         if (auto table = dyn_cast<memref::GetGlobalOp>(op))
           tables.push_back(table);
         else if (auto cast = dyn_cast<memref::CastOp>(op);
-                 cast && isa<UnrankedMemRefType>(cast.getType()))
+                 cast && holdsEverywhere(cast))
           casts.push_back(cast);
       }
     // Blocks in a CFG cycle run more than once: a cast moved into one
