@@ -56,6 +56,7 @@ TEST(SymbolReferencesTest, EveryKindOfHolder) {
     func.func @f() {
       func.call @callee() : () -> ()
       func.call @callee() {note = {inner = [@noted]}} : () -> ()
+      "test.again"() {note = {inner = [@noted]}} : () -> ()
       %p = llvm.mlir.addressof @target : !llvm.ptr
       "test.plain"() {ref = @plain, nested = [[@deep]]} : () -> ()
       return
@@ -70,7 +71,8 @@ TEST(SymbolReferencesTest, EveryKindOfHolder) {
   )mlir", ok);
   EXPECT_TRUE(ok);
   EXPECT_EQ(counts["callee"], 3);
-  EXPECT_EQ(counts["noted"], 1);
+  // The same (uniqued) attribute on two ops: both references.
+  EXPECT_EQ(counts["noted"], 2);
   EXPECT_EQ(counts["target"], 1);
   EXPECT_EQ(counts["plain"], 1);
   EXPECT_EQ(counts["deep"], 1);
