@@ -255,7 +255,8 @@ muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
   // Only success is kept: a failure is reported at every op it concerns.
   auto *dialect = type.getContext()->getLoadedDialect<DistDialect>();
   std::pair<Type, DistDialect::MeshKey> key{type, meshKey(mesh)};
-  if (cacheable(type)) {
+  bool keep = cacheable(type);
+  if (keep) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     if (dialect->verifiedTypes.contains(key))
       return success();
@@ -267,7 +268,7 @@ muon::dist::verifyDistTensorType(DistTensorType type, Operation *from,
   std::string err = layout::verify(shapeOf(type), *l, toLayoutMesh(mesh));
   if (!err.empty())
     return emitError() << err;
-  if (cacheable(type)) {
+  if (keep) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     dialect->verifiedTypes.insert(key);
   }
@@ -363,7 +364,8 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   // share entries).
   auto *dialect = type.getContext()->getLoadedDialect<DistDialect>();
   std::pair<Type, DistDialect::MeshKey> key{type, meshKey(mesh)};
-  if (cacheable(type)) {
+  bool keep = cacheable(type);
+  if (keep) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     auto it = dialect->localTypes.find(key);
     if (it != dialect->localTypes.end())
@@ -374,7 +376,7 @@ RankedTensorType muon::dist::localTensorType(DistTensorType type,
   RankedTensorType local =
       localTensorType(type.getShape(), type.getElementType(), l, m,
                       std::vector<int64_t>(m.numAxes(), 0), m.sizes);
-  if (cacheable(type)) {
+  if (keep) {
     llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
     dialect->localTypes[key] = local;
   }

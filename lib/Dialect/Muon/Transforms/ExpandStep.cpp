@@ -183,7 +183,6 @@ private:
     return local;
   }
 
-
   /// `body()` on the ranks where `cond` holds (all when null), cast to
   /// `types`; elsewhere `others` (placeholders when empty).
   SmallVector<Value> where(Value cond, TypeRange types, ValueRange others,
