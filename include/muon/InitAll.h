@@ -26,6 +26,12 @@ namespace muon {
 /// the input of convert-shard-to-dist).
 void registerAllDialects(mlir::DialectRegistry &registry);
 
+/// What target=cuda needs beyond the step's dialects: the gpu and NVVM
+/// dialects, the interfaces convert-gpu-to-nvvm lowers the kernels
+/// through, the NVVM target that serialises them, and the translation of
+/// gpu.binary and kernel launches to LLVM IR. Part of registerAllDialects.
+void registerCudaTarget(mlir::DialectRegistry &registry);
+
 /// Registers the project's passes and pipelines with the global registry.
 void registerAllPasses();
 

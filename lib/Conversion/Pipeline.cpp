@@ -12,6 +12,7 @@
 #include "muon/Support/VerifyPassOutput.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -19,7 +20,41 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
+
+namespace {
+/// target=cuda: the elementwise ops as kernels of a gpu.module, compiled
+/// through NVVM to a cubin (ptxas from the CUDA toolkit) embedded in the
+/// module as a gpu.binary, which the translation to LLVM IR loads through
+/// the runtime's mgpuModuleLoad.
+void addGpuKernelPasses(OpPassManager &pm, const muon::MuonToLLVMOptions &o) {
+  pm.addPass(muon::createMuonElementwiseToGpu());
+  // The kernels' views (collapse_shape) as descriptor arithmetic, which
+  // the conversion to NVVM takes.
+  pm.addNestedPass<gpu::GPUModuleOp>(memref::createExpandStridedMetadataPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createLowerAffinePass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = o.cudaChip;
+  nvvm.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "bin";
+  binary.toolkitPath = muon::cudaToolkitPath();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+} // namespace
+
+std::string muon::cudaToolkitPath() {
+  for (const char *name : {"MUON_CUDA_PATH", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(name); v && *v)
+      return v;
+  return "/usr/local/cuda";
+}
 
 void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                                    const MuonToLLVMOptions &options) {
@@ -89,8 +124,12 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createMuonAllocateBeforeBranches());
   } else
     bufferization::buildBufferDeallocationPipeline(pm);
-  // The elementwise ops into a few kernels: the only code worth optimising.
-  pm.addPass(createMuonOutlineElementwise());
+  if (options.target == Target::Cuda)
+    addGpuKernelPasses(pm, options);
+  else
+    // The elementwise ops into a few kernels: the only code worth
+    // optimising.
+    pm.addPass(createMuonOutlineElementwise());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createMuonLinalgToLoops());

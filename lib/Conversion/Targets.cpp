@@ -16,10 +16,13 @@ llvm::ArrayRef<TargetLowering> muon::getAllTargetLowerings() {
       {Target::Cpu, "cpu", "host code over the MPI + CBLAS runtime",
        checkNewtonSchulzOperand, populateNewtonSchulzToRuntimePatterns,
        populateDistCollectiveToRuntimePatterns},
-      // The GPU computes Newton-Schulz (bf16 tensor cores or exact fp32) on
-      // buffers staged from host memory; collectives stay on MPI.
+      // Tensors in device memory: the GPU library computes Newton-Schulz
+      // (bf16 tensor cores or exact fp32), the elementwise ops are kernels
+      // of muon-elementwise-to-gpu, and the runtime moves the collectives'
+      // data (staged through the host over MPI, in place over NCCL).
       {Target::Cuda, "cuda",
-       "Newton-Schulz on an NVIDIA GPU, the rest on the host over MPI",
+       "tensors in NVIDIA GPU memory: Newton-Schulz in the GPU library, "
+       "elementwise ops as generated kernels",
        checkNewtonSchulzOperand, populateNewtonSchulzToCudaPatterns,
        populateDistCollectiveToRuntimePatterns},
   };

@@ -91,6 +91,10 @@ CompiledEntry::fromObjects(const ObjectList &objects,
     return fail("entry @" + entry, sym.takeError());
   std::unique_ptr<CompiledEntry> compiled(new CompiledEntry());
   compiled->packed = sym->toPtr<void (*)(void **)>();
+  if (auto init = (*jit)->lookup(kInitPrefix + entry))
+    compiled->init = init->toPtr<void (*)()>();
+  else
+    llvm::consumeError(init.takeError());
   compiled->jit = std::move(*jit);
   return compiled;
 }
@@ -203,6 +207,10 @@ void CompiledEntry::invoke(const std::vector<BufferView> &buffers) {
     descs[i] = descriptorOf(buffers[i].data, buffers[i].shape);
     ptrs[i] = descs[i].data();
     argv.push_back(&ptrs[i]);
+  }
+  if (init) {
+    init();
+    init = nullptr;
   }
   packed(argv.data());
 }

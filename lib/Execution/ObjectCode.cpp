@@ -147,6 +147,40 @@ std::unique_ptr<llvm::Module> takeKernels(llvm::Module &module) {
 
 constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', 'S'};
 
+/// The module's static constructors (target=cuda: the load of the kernels'
+/// image, which MLIR's translation of gpu.binary emits as one) called in
+/// order of priority from a new external function `name` instead, and its
+/// destructors dropped (the module lives as long as the process). The JIT
+/// runs no static constructor of an object it links, and a step should
+/// touch the GPU at its first call, not when it is compiled.
+void moveConstructorsToInit(llvm::Module &module, const std::string &name) {
+  if (llvm::GlobalVariable *dtors = module.getGlobalVariable("llvm.global_dtors"))
+    dtors->eraseFromParent();
+  llvm::GlobalVariable *ctors = module.getGlobalVariable("llvm.global_ctors");
+  if (!ctors)
+    return;
+  std::vector<std::pair<uint64_t, llvm::Function *>> calls;
+  if (auto *list =
+          llvm::dyn_cast_or_null<llvm::ConstantArray>(ctors->getInitializer()))
+    for (llvm::Value *op : list->operands()) {
+      auto *entry = llvm::cast<llvm::ConstantStruct>(op);
+      auto *priority = llvm::cast<llvm::ConstantInt>(entry->getOperand(0));
+      if (auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
+        calls.emplace_back(priority->getZExtValue(), fn);
+    }
+  ctors->eraseFromParent();
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](auto &a, auto &b) { return a.first < b.first; });
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *init = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+      llvm::Function::ExternalLinkage, name, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", init));
+  for (auto &[priority, fn] : calls)
+    b.CreateCall(fn);
+  b.CreateRetVoid();
+}
+
 void putWord(std::string &out, uint64_t word) {
   char bytes[8];
   std::memcpy(bytes, &word, 8);
@@ -190,6 +224,7 @@ llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
   glue->setDataLayout((*kernelMachine)->createDataLayout());
   glue->setTargetTriple((*kernelMachine)->getTargetTriple());
   std::string cInterface = "_mlir_ciface_" + entry;
+  moveConstructorsToInit(*glue, kInitPrefix + entry);
   if (!movePackedBody(*glue, cInterface))
     if (llvm::Error err = addPackedWrapper(*glue, cInterface))
       return err;

@@ -24,8 +24,14 @@ namespace exec {
 
 using ObjectList = std::vector<std::unique_ptr<llvm::MemoryBuffer>>;
 
+/// The function that runs a compiled module's static constructors
+/// (kInitPrefix + entry; absent when it has none): called once before the
+/// entry's first call.
+inline constexpr const char *kInitPrefix = "__muon_init_";
+
 /// Compiles `module` for this host, with `_mlir__mlir_ciface_<entry>`, the
-/// packed wrapper of the entry's C interface. Functions the lowering marked
+/// packed wrapper of the entry's C interface, and the module's static
+/// constructors called from kInitPrefix + entry. Functions the lowering marked
 /// optnone (the step's glue) are compiled without optimisation; the others
 /// (the kernels) are optimised and compiled at `optLevel`, in an object of
 /// their own.

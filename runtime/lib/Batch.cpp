@@ -43,6 +43,8 @@ struct Item {
   int64_t piece = 0;
   /// Elements of member `m`'s piece (as the root's full tensor holds it).
   int64_t block(int64_t m) const { return outer * extents[m] * inner; }
+  /// Host copies of `in` and `out` in a target=cuda step (Call::mirrors).
+  Mirrors mirrors;
 };
 
 struct Batch {
@@ -301,6 +303,7 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
                      std::to_string(b.items.size());
   Call c(name, b.comm, in, out, /*counted=*/false);
   Item it;
+  it.mirrors = c.mirrors;
   c.checkRoot(root);
   it.root = root;
   if (b.kind == BroadcastKind) {
@@ -349,6 +352,8 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
   counters().collectives++;
   Request r{nullptr, {}, {}, {}, nameOf(b.kind), c.name,
             tracing() ? traceNow() : 0.0};
+  for (const Item &it : b.items)
+    r.mirrors.insert(r.mirrors.end(), it.mirrors.begin(), it.mirrors.end());
   if (b.kind == BroadcastKind &&
       broadcastByScatterAllGather(broadcastLoads(broadcastItems(b), c.size))) {
     // Named apart in errors and measured timelines.

@@ -12,6 +12,7 @@
 #define MUON_RUNTIME_CALL_H
 
 #include "Backend.h"
+#include "CudaStep.h"
 #include "Errors.h"
 #include "State.h"
 #include "Tensor.h"
@@ -34,6 +35,10 @@ struct Request {
   std::vector<float> sent;
   std::string name, comm;
   double issued = 0; // trace clock at the call (when tracing)
+  /// In a target=cuda step, the host copies of the device buffers the
+  /// call works on; results are copied back to the device when the
+  /// request is destroyed, after `finish`.
+  Mirrors mirrors;
 };
 
 /// Completes `r` synchronously (async == 0, returns 0) or files it as a
@@ -52,23 +57,46 @@ struct Call {
   const Communicator *comm;
   TensorView in, out;
 
+  /// In a target=cuda step: host copies of `in` and `out` (which `in` and
+  /// `out` then point to), `out`'s copied back when the request completes.
+  Mirrors mirrors;
   /// `counted`: one collective call of this rank (a batch item is not one:
-  /// its batch is).
+  /// its batch is). `readsData`: false for a call that reads shapes only.
   Call(std::string name, int64_t handle, muon_rt_memref *i, muon_rt_memref *o,
-       bool counted = true)
+       bool counted = true, bool readsData = true)
       : name(std::move(name)),
         comm(&communicator(handle, this->name.c_str())) {
     in = viewOf(i, this->name.c_str(), comm->name);
     out = viewOf(o, this->name.c_str(), comm->name);
     if (counted)
       counters().collectives++;
+    if (readsData && deviceResident())
+      stageThroughHost();
+  }
+  /// Points `in` and `out` at host mirrors of their device buffers.
+  void stageThroughHost() {
+    float *inDevice = in.data, *outDevice = out.data;
+    if (outDevice) {
+      mirrors.push_back(std::make_shared<HostMirror>(
+          outDevice, static_cast<size_t>(out.numElements()), true,
+          name.c_str()));
+      out.data = mirrors.back()->data();
+    }
+    if (inDevice == outDevice)
+      in.data = out.data;
+    else if (inDevice) {
+      mirrors.push_back(std::make_shared<HostMirror>(
+          inDevice, static_cast<size_t>(in.numElements()), false,
+          name.c_str()));
+      in.data = mirrors.back()->data();
+    }
   }
   [[noreturn]] void fail(const std::string &cause) const {
     fatal(name, comm->name, cause);
   }
   Request request() const {
-    return Request{nullptr, {}, {}, {}, name, comm->name,
-                   tracing() ? traceNow() : 0.0};
+    return Request{nullptr,    {}, {}, {}, name, comm->name,
+                   tracing() ? traceNow() : 0.0, mirrors};
   }
   void check(Backend::Op &op, const std::string &error) const {
     if (!op)

@@ -387,7 +387,7 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
 
 int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
                                       int64_t root, int64_t dim) {
-  Call c("root_dim", comm, in, in);
+  Call c("root_dim", comm, in, in, true, /*readsData=*/false);
   c.checkRoot(root);
   c.checkDim(dim, c.in);
   int64_t size = c.in.shape[dim];
@@ -402,7 +402,7 @@ int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
 
 int64_t _mlir_ciface_muon_rt_member_dims(int64_t comm, muon_rt_memref *in,
                                          int64_t dim, muon_rt_i64_array *out) {
-  Call c("member_dims", comm, in, in);
+  Call c("member_dims", comm, in, in, true, /*readsData=*/false);
   c.checkDim(dim, c.in);
   if (!out || out->size != c.comm->size || out->stride != 1)
     c.fail("extent table does not have one entry per member");

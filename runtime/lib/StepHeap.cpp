@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CudaStep.h"
 #include "State.h"
 
 #include <cstddef>
@@ -28,7 +29,20 @@ struct Header {
   size_t bytes; ///< What the step asked for.
 };
 
+void count(int64_t bytes) {
+  muon_rt_counters &c = muon::rt::counters();
+  c.heap_bytes_live += bytes;
+  if (c.heap_bytes_live > c.heap_bytes_peak)
+    c.heap_bytes_peak = c.heap_bytes_live;
+}
+
 void *allocate(size_t alignment, size_t bytes) {
+  // A target=cuda step's buffers are device memory (aligned to at least
+  // 256 bytes, more than any alignment the lowering asks for).
+  if (muon::rt::deviceResident()) {
+    count(static_cast<int64_t>(bytes));
+    return muon::rt::deviceAllocate(bytes);
+  }
   if (alignment < alignof(Header))
     alignment = alignof(Header);
   // Room for the header before an aligned address inside the block.
@@ -40,10 +54,7 @@ void *allocate(size_t alignment, size_t bytes) {
   uintptr_t aligned = (start + alignment - 1) / alignment * alignment;
   auto *header = reinterpret_cast<Header *>(aligned) - 1;
   *header = Header{block, bytes};
-  muon_rt_counters &c = muon::rt::counters();
-  c.heap_bytes_live += static_cast<int64_t>(bytes);
-  if (c.heap_bytes_live > c.heap_bytes_peak)
-    c.heap_bytes_peak = c.heap_bytes_live;
+  count(static_cast<int64_t>(bytes));
   return reinterpret_cast<void *>(aligned);
 }
 
@@ -62,6 +73,11 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
 void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
+  size_t deviceBytes = 0;
+  if (muon::rt::deviceRelease(ptr, deviceBytes)) {
+    count(-static_cast<int64_t>(deviceBytes));
+    return;
+  }
   Header *header = static_cast<Header *>(ptr) - 1;
   muon::rt::counters().heap_bytes_live -= static_cast<int64_t>(header->bytes);
   std::free(header->block);

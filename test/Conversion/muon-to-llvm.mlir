@@ -6,13 +6,6 @@
 // RUN: muon-opt %s --muon-to-llvm | FileCheck %s
 // RUN: muon-opt %s --muon-to-llvm="target=cpu assign-owners=false" | FileCheck %s
 // RUN: not muon-opt %s --muon-to-llvm="target=gpu" 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: muon-opt %s --muon-to-llvm="target=cuda" | FileCheck %s --check-prefix=CUDA --implicit-check-not="muon_rt_newton_schulz("
-
-// target=cuda: the same host code, Newton-Schulz through the GPU entry.
-// CUDA-DAG: llvm.func @_mlir_ciface_muon_rt_newton_schulz_cuda(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, f64, i64)
-// CUDA-DAG: llvm.call @_mlir_ciface_muon_rt_newton_schulz_cuda(
-// CUDA-DAG: llvm.func @_mlir_ciface_muon_rt_gather(
-// CUDA-DAG: llvm.call @muon_rt_newton_schulz_cuda(
 
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>

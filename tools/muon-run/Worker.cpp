@@ -39,6 +39,55 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+/// The arguments and result buffers of a target=cuda step in device memory
+/// (muon_rt_cuda_to_device), results copied back on request; inactive for
+/// the CPU target.
+class DeviceCopies {
+public:
+  DeviceCopies(bool on, const Tensors &args, const Shapes &argShapes,
+               const Tensors &results, const Shapes &resultShapes,
+               const std::vector<std::optional<double>> &scalars)
+      : on(on) {
+    if (!on)
+      return;
+    for (size_t a = 0; a < args.size(); ++a) {
+      std::optional<double> scalar =
+          a < scalars.size() ? scalars[a] : std::nullopt;
+      views.push_back({scalar ? nullptr : copy(args[a]), argShapes[a], scalar});
+    }
+    firstResult = views.size();
+    for (size_t r = 0; r < results.size(); ++r)
+      views.push_back({copy(results[r]), resultShapes[r], std::nullopt});
+  }
+  ~DeviceCopies() {
+    for (float *p : owned)
+      muon_rt_cuda_free(p);
+  }
+  DeviceCopies(const DeviceCopies &) = delete;
+  DeviceCopies &operator=(const DeviceCopies &) = delete;
+
+  bool active() const { return on; }
+  const std::vector<muon::exec::BufferView> &buffers() const { return views; }
+  void copyResultsBack(Tensors &results) const {
+    if (!on)
+      return;
+    for (size_t r = 0; r < results.size(); ++r)
+      muon_rt_cuda_to_host(results[r].data(), views[firstResult + r].data,
+                           static_cast<int64_t>(results[r].size()));
+  }
+
+private:
+  float *copy(const std::vector<float> &host) {
+    owned.push_back(muon_rt_cuda_to_device(
+        host.data(), static_cast<int64_t>(host.size())));
+    return owned.back();
+  }
+  bool on;
+  size_t firstResult = 0;
+  std::vector<float *> owned;
+  std::vector<muon::exec::BufferView> views;
+};
+
 class Job {
 public:
   Job(const Options &o, const StepSpec &spec)
@@ -69,11 +118,20 @@ public:
     injectProcessFault(o.fault, rank, t);
     muon_rt_watchdog_disarm();
 
+    // target=cuda: the step takes device buffers; copies in and out are
+    // the harness's, outside the step's time.
+    std::vector<std::optional<double>> scalars = state.scalarArguments();
+    DeviceCopies device(o.target == muon::Target::Cuda, args, argShapes,
+                        results, resultShapes, scalars);
     auto start = Clock::now();
     double traceStart = muon_rt_trace_now();
-    std::string error = entry.invoke(args, argShapes, results, resultShapes,
-                                     state.scalarArguments());
+    std::string error;
+    if (device.active())
+      entry.invoke(device.buffers());
+    else
+      error = entry.invoke(args, argShapes, results, resultShapes, scalars);
     double seconds = secondsSince(start);
+    device.copyResultsBack(results);
     timing.stepSeconds += seconds;
     if (t == 0)
       timing.firstStepSeconds = seconds;

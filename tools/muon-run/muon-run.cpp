@@ -74,9 +74,10 @@ cl::opt<muon::Target> target(
     cl::values(clEnumValN(muon::Target::Cpu, "cpu",
                           "host code over MPI + CBLAS (default)"),
                clEnumValN(muon::Target::Cuda, "cuda",
-                          "Newton-Schulz on the GPU (rank r uses GPU "
+                          "tensors in GPU memory: Newton-Schulz and "
+                          "generated kernels on the GPU (rank r uses GPU "
                           "local-rank mod device count; ranks may share "
-                          "one), the rest on the host over MPI")),
+                          "one)")),
     cl::init(muon::Target::Cpu), cl::cat(category));
 cl::opt<std::string> transport(
     "transport",

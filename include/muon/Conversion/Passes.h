@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -42,8 +44,9 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
           clEnumValN(Target::Cpu, "cpu",
                      "host code over the MPI + CBLAS runtime"),
           clEnumValN(Target::Cuda, "cuda",
-                     "Newton-Schulz on an NVIDIA GPU (libmuon_runtime_cuda), "
-                     "the rest on the host over MPI")),
+                     "tensors in NVIDIA GPU memory: Newton-Schulz in "
+                     "libmuon_runtime_cuda, elementwise ops as generated "
+                     "kernels")),
       llvm::cl::init(Target::Cpu)};
   Option<bool> assignOwners{
       *this, "assign-owners",
@@ -63,6 +66,11 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
                      "ownership-based deallocation, which frees buffers at "
                      "the end of their block (to compare)"),
       llvm::cl::init(true)};
+  Option<std::string> cudaChip{
+      *this, "cuda-chip",
+      llvm::cl::desc("With target=cuda: the GPU architecture the kernels are "
+                     "compiled for (ptxas's -arch)"),
+      llvm::cl::init("sm_90")};
   Option<int64_t> maxPrefetchBytes{
       *this, "max-prefetch-bytes",
       llvm::cl::desc("Bound on the gathered matrices one rank holds at once; "
@@ -86,6 +94,10 @@ void buildMuonToLLVMPipeline(mlir::OpPassManager &pm,
 /// (muonRunMuonToLLVMPipeline) and the Python package lower through this.
 mlir::LogicalResult runMuonToLLVMPipeline(mlir::ModuleOp module,
                                           const MuonToLLVMOptions &options);
+
+/// Where target=cuda finds the CUDA toolkit (ptxas): $MUON_CUDA_PATH,
+/// $CUDA_HOME or $CUDA_PATH, else /usr/local/cuda.
+std::string cudaToolkitPath();
 
 /// Registers `muon-to-llvm` as a named pipeline (muon-opt --muon-to-llvm).
 void registerMuonToLLVMPipeline();

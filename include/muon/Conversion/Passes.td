@@ -13,8 +13,8 @@ defvar targetOptions = [
          [{::llvm::cl::values(clEnumValN(::muon::Target::Cpu, "cpu",
              "host code over the MPI + CBLAS runtime"),
            clEnumValN(::muon::Target::Cuda, "cuda",
-             "Newton-Schulz on an NVIDIA GPU (libmuon_runtime_cuda), the "
-             "rest on the host over MPI"))}]>
+             "tensors in NVIDIA GPU memory: Newton-Schulz in "
+             "libmuon_runtime_cuda, elementwise ops as generated kernels"))}]>
 ];
 
 def ConvertShardToDist : Pass<"convert-shard-to-dist", "mlir::ModuleOp"> {
@@ -168,6 +168,43 @@ def MuonOutlineElementwise
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def MuonElementwiseToGpu
+    : Pass<"muon-elementwise-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Run the step's elementwise ops and copies as GPU kernels "
+                "(target=cuda)";
+  let description = [{
+    Runs on bufferized code in place of `muon-outline-elementwise` when the
+    target is `cuda`, where every buffer of the step is in device memory.
+    Each `memref.copy` and named linalg op on buffers first becomes a
+    `linalg.generic`; each `linalg.generic` on buffers inside a function
+    then becomes a `gpu.launch_func` of a kernel in the module's
+    `gpu.module @muon_kernels`, on the stream `muon_rt_cuda_stream()`
+    returns (read once at the start of the function): the runtime's compute
+    stream, on which Newton-Schulz and the collectives are ordered too, so
+    no launch waits. Kernels that print the same (signature and body,
+    locations aside) are one kernel.
+
+    A kernel takes each buffer with every size dynamic (and strides, unless
+    the layout is the identity) and each value the op's body captures
+    (beta, lr, ...) as arguments, and runs a grid-stride loop over the op's
+    iterations: linear when every operand is contiguous and indexed by the
+    identity, else with the loop indices recovered from the linear one and
+    each operand indexed through its map. A launch has blocks of 256
+    threads, one iteration per thread up to 65536 blocks.
+
+    Errors: an op with a reduction loop or an operand map that is not a
+    projected permutation (no step emits either), a copy of unranked
+    buffers, and ops of a nested module (kernels live in the top-level
+    module).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def MuonAllocateBeforeBranches

@@ -85,6 +85,9 @@ private:
   // one pointer per argument and result descriptor).
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packed)(void **) = nullptr;
+  /// The module's static constructors (target=cuda: loading the kernels),
+  /// run before the first call; null when there are none or once run.
+  void (*init)() = nullptr;
 };
 
 /// Libraries the compiled code may call besides the process's symbols: the

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelForms.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Support/AddressSpace.h"
 #include "muon/Support/BlocksOnCycles.h"
@@ -50,24 +51,6 @@ namespace muon {
 using namespace mlir;
 
 namespace {
-/// The type an outlined function takes for operand type `type`: a memref
-/// with every size dynamic (strides and offset too unless the layout is
-/// the identity), anything else as it is.
-Type generalised(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return type;
-  SmallVector<int64_t> shape(memref.getRank(), ShapedType::kDynamic);
-  if (memref.getLayout().isIdentity())
-    return MemRefType::get(shape, memref.getElementType(), nullptr,
-                           memref.getMemorySpace());
-  SmallVector<int64_t> strides(memref.getRank(), ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
-                                       strides);
-  return MemRefType::get(shape, memref.getElementType(), layout,
-                         memref.getMemorySpace());
-}
-
 /// How a kernel is passed an operand of (generalised) type `type`: a
 /// memref as an unranked one of the same element type and memory space,
 /// where that space is the default or an address space.
@@ -126,20 +109,7 @@ struct MuonOutlineElementwise
     }
   }
 
-  using KernelsByHash =
-      llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>>;
-
-  /// The kernel of `byHash` equal to `fn`, or null.
-  static func::FuncOp findEqual(func::FuncOp fn, llvm::hash_code hash,
-                                KernelsByHash &byHash) {
-    for (func::FuncOp kernel : byHash[hash])
-      if (kernel.getFunctionType() == fn.getFunctionType() &&
-          OperationEquivalence::isRegionEquivalentTo(
-              &kernel.getBody(), &fn.getBody(),
-              OperationEquivalence::IgnoreLocations))
-        return kernel;
-    return {};
-  }
+  using KernelsByHash = muon::KernelsByForm<func::FuncOp>;
 
   void outline(linalg::GenericOp op, SymbolTable &symbols,
                KernelsByHash &byForm) {
@@ -152,7 +122,7 @@ struct MuonOutlineElementwise
     bool byPointer = !mayRepeat(op, cyclic);
     SmallVector<Type> argTypes, passedTypes;
     for (Value v : args) {
-      argTypes.push_back(generalised(v.getType()));
+      argTypes.push_back(muon::generalisedKernelType(v.getType()));
       passedTypes.push_back(byPointer ? passedAs(argTypes.back())
                                       : argTypes.back());
     }
@@ -173,20 +143,15 @@ struct MuonOutlineElementwise
     func::ReturnOp::create(b, op.getLoc());
     // The hash takes the signature and the op (attributes, types), not its
     // region: equality, region included, is checked within a bucket.
-    llvm::hash_code hash = llvm::hash_combine(
-        fn.getFunctionType(),
-        OperationEquivalence::computeHash(
-            body, OperationEquivalence::ignoreHashValue,
-            OperationEquivalence::ignoreHashValue,
-            OperationEquivalence::IgnoreLocations));
-    func::FuncOp shared = findEqual(fn, hash, byForm);
+    llvm::hash_code hash = KernelsByHash::hashOf(fn, body);
+    func::FuncOp shared = byForm.findEqual(fn, hash);
     if (shared) {
       fn.erase();
     } else {
       fn.setPrivate();
       fn->setAttr(muon::kKernelAttrName, UnitAttr::get(ctx));
       symbols.insert(fn); // renames it if the name is taken
-      byForm[hash].push_back(fn);
+      byForm.keep(fn, hash);
       shared = fn;
     }
 

@@ -22,11 +22,13 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -40,6 +42,34 @@ namespace muon {
 } // namespace muon
 
 using namespace mlir;
+
+namespace {
+/// A kernel launch (target=cuda) on LLVM values: each memref operand as its
+/// descriptor's fields, as the kernel's own lowering takes them. Unlike
+/// upstream's gpu-to-llvm, the launch keeps its stream (the runtime's
+/// compute stream), which the translation to LLVM IR launches on.
+struct LaunchOnLLVMValues : ConvertOpToLLVMPattern<gpu::LaunchFuncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(gpu::LaunchFuncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getAsyncToken() || !op.getAsyncDependencies().empty() ||
+        op.hasClusterSize())
+      return rewriter.notifyMatchFailure(op, "async tokens or clusters");
+    SmallVector<Value, 4> args = getTypeConverter()->promoteOperands(
+        op.getLoc(), op.getKernelOperands(), adaptor.getKernelOperands(),
+        rewriter);
+    rewriter.replaceOpWithNewOp<gpu::LaunchFuncOp>(
+        op, op.getKernelAttr(),
+        gpu::KernelDim3{adaptor.getGridSizeX(), adaptor.getGridSizeY(),
+                        adaptor.getGridSizeZ()},
+        gpu::KernelDim3{adaptor.getBlockSizeX(), adaptor.getBlockSizeY(),
+                        adaptor.getBlockSizeZ()},
+        adaptor.getDynamicSharedMemorySize(), args, adaptor.getAsyncObject());
+    return success();
+  }
+};
+} // namespace
 
 namespace {
 
@@ -118,6 +148,8 @@ struct ConvertStepToLLVM
     LLVMTypeConverter converter(&getContext(), options, &layout);
     LLVMConversionTarget target(getContext());
     target.addIllegalDialect<cf::ControlFlowDialect, index::IndexDialect>();
+    target.addDynamicallyLegalOp<gpu::LaunchFuncOp>(
+        [&](gpu::LaunchFuncOp op) { return converter.isLegal(op); });
 
     // Declarations first: a pattern that declares a function it calls
     // (malloc, free, abort, ...) must find a declaration the module
@@ -150,6 +182,7 @@ struct ConvertStepToLLVM
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns);
+    patterns.add<LaunchOnLLVMValues>(converter);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

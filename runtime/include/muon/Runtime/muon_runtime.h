@@ -19,6 +19,7 @@
 #define MUON_RUNTIME_MUON_RUNTIME_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -231,13 +232,15 @@ void _mlir_ciface_muon_rt_newton_schulz(muon_rt_memref *x, muon_rt_memref *out,
                                         muon_rt_f64_array *coeffs, double eps,
                                         int64_t precision);
 
-/* The same on an NVIDIA GPU (target=cuda): `x` is staged through device
- * memory and orthogonalised by libmuon_runtime_cuda (loaded at the first
- * call: MUON_RT_CUDA_LIBRARY, else beside libmuon_runtime.so, else the
- * loader's path) with `precision` 0 = fp32 (exact, no TF32) or 1 = bf16
- * operands on tensor cores (fp32 accumulation). Rank r uses GPU
- * (local rank mod device count). Counted like muon_rt_newton_schulz. No
- * GPU, no library or a CUDA failure is a fatal error on `cuda`. */
+/* The same on an NVIDIA GPU (target=cuda), by libmuon_runtime_cuda (loaded
+ * at the first call: MUON_RT_CUDA_LIBRARY, else beside libmuon_runtime.so,
+ * else the loader's path) with `precision` 0 = fp32 (exact, no TF32) or
+ * 1 = bf16 operands on tensor cores (fp32 accumulation). Inside a
+ * target=cuda step `x` and `out` are device memory and the call is queued
+ * on the stream; elsewhere they are host memory, staged through the device.
+ * Rank r uses GPU (local rank mod device count). Counted like
+ * muon_rt_newton_schulz. No GPU, no library or a CUDA failure is a fatal
+ * error on `cuda`. */
 void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
                                              muon_rt_memref *out, int64_t steps,
                                              muon_rt_f64_array *coeffs,
@@ -262,6 +265,35 @@ void muon_rt_buffer_alloc(void *descriptor, const int64_t *layout);
 /* Frees the buffer whose descriptor muon_rt_buffer_alloc wrote at
  * `descriptor` (reading its allocated pointer). */
 void muon_rt_buffer_free(void *descriptor);
+
+/*--- target=cuda ------------------------------------------------------------*/
+/* A target=cuda step calls muon_rt_cuda_step_begin first (it returns the
+ * stream its kernels are launched on: NULL, the legacy default stream, on
+ * which Newton-Schulz and every copy of the runtime are ordered too) and
+ * muon_rt_cuda_step_end before it returns (which waits for the step's GPU
+ * work). In between, every buffer the step hands the runtime is device
+ * memory: the step heap allocates there, and the collectives stage their
+ * buffers through the host (copied back to the device when they complete).
+ * Nested steps are counted; only the outermost end waits. */
+void *muon_rt_cuda_step_begin(void);
+void muon_rt_cuda_step_end(void);
+
+/* What MLIR's translation of gpu.binary and gpu.launch_func calls: the
+ * kernels' image (cubin or PTX) loaded as a module, a kernel looked up by
+ * name, and a launch with kernel parameters `params` on `stream`. */
+void *mgpuModuleLoad(void *data, size_t size);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+
+/* Host helpers for the callers of a target=cuda step: `count` floats copied
+ * into new device memory, copied back to the host, and freed. */
+float *muon_rt_cuda_to_device(const float *host, int64_t count);
+void muon_rt_cuda_to_host(float *host, const float *device, int64_t count);
+void muon_rt_cuda_free(float *device);
 
 /*--- Host helpers (not called by compiled code) ----------------------------*/
 /* Collective over the world like any collective (every rank calls them at

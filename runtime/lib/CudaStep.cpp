@@ -1,0 +1,144 @@
+//===- CudaStep.cpp - Device buffers and kernels of a target=cuda step ----===//
+//
+// The functions a target=cuda step calls beside Newton-Schulz and the
+// collectives: its start and end, and the mgpu* functions that MLIR's
+// translation of gpu.binary and gpu.launch_func calls (Debian ships no
+// libmlir_cuda_runtime; these are the runtime's, over the GPU library).
+// Also the step heap's device blocks, the collectives' host mirrors, and
+// the copies a host (muon-run) uses to hand a step device buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaStep.h"
+#include "CudaLibrary.h"
+#include "Errors.h"
+
+#include "muon/Runtime/muon_runtime.h"
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+using namespace muon::rt;
+
+namespace {
+/// Nesting depth of running target=cuda steps (one step may call another
+/// public function of its module).
+int depth = 0;
+
+std::mutex blocksMutex;
+std::unordered_map<void *, size_t> &deviceBlocks() {
+  static std::unordered_map<void *, size_t> blocks;
+  return blocks;
+}
+} // namespace
+
+bool muon::rt::deviceResident() { return depth > 0; }
+
+void *muon::rt::deviceAllocate(size_t bytes) {
+  CudaLibrary &lib = cudaLibrary("allocation");
+  void *ptr = nullptr;
+  if (lib.alloc(&ptr, bytes))
+    cudaFailed("allocation",
+               "a step buffer of " + std::to_string(bytes) + " bytes");
+  std::lock_guard<std::mutex> lock(blocksMutex);
+  deviceBlocks()[ptr] = bytes;
+  return ptr;
+}
+
+bool muon::rt::deviceRelease(void *ptr, size_t &bytes) {
+  {
+    std::lock_guard<std::mutex> lock(blocksMutex);
+    auto it = deviceBlocks().find(ptr);
+    if (it == deviceBlocks().end())
+      return false;
+    bytes = it->second;
+    deviceBlocks().erase(it);
+  }
+  if (cudaLibrary("free").free(ptr))
+    cudaFailed("free", "a step buffer");
+  return true;
+}
+
+HostMirror::HostMirror(float *device, size_t count, bool writeBack,
+                       const char *op)
+    : on(device), host(count), writeBack(writeBack), op(op) {
+  if (count && cudaLibrary(op).copy(host.data(), device, count * sizeof(float),
+                                    ToHost))
+    cudaFailed(op, "staging a buffer of " + std::to_string(count) +
+                       " floats to the host");
+}
+
+HostMirror::~HostMirror() {
+  if (writeBack && !host.empty() &&
+      cudaLibrary(op).copy(on, host.data(), host.size() * sizeof(float),
+                           ToDevice))
+    cudaFailed(op, "copying a result of " + std::to_string(host.size()) +
+                       " floats back to the device");
+}
+
+extern "C" {
+
+void *muon_rt_cuda_step_begin(void) {
+  cudaLibrary("step_begin");
+  ++depth;
+  return nullptr; // the legacy default stream, Newton-Schulz's too
+}
+
+void muon_rt_cuda_step_end(void) {
+  if (depth == 0)
+    fatal("step_end", "cuda", "no target=cuda step is running");
+  if (--depth == 0 && cudaLibrary("step_end").synchronize())
+    cudaFailed("step_end", "the step's work on the GPU");
+}
+
+void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  void *module = nullptr;
+  if (cudaLibrary("module_load").moduleLoad(&module, data))
+    cudaFailed("module_load", "the step's kernels");
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  cudaLibrary("module_unload").moduleUnload(module);
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  void *function = nullptr;
+  if (cudaLibrary("launch").moduleFunction(&function, module, name))
+    cudaFailed("launch", std::string("kernel ") + name);
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gx, intptr_t gy, intptr_t gz,
+                      intptr_t bx, intptr_t by, intptr_t bz, int32_t shared,
+                      void *stream, void **params, void ** /*extra*/,
+                      size_t /*paramsCount*/) {
+  if (cudaLibrary("launch").launch(function, gx, gy, gz, bx, by, bz, shared,
+                                   stream, params))
+    cudaFailed("launch", "a kernel of the step");
+}
+
+float *muon_rt_cuda_to_device(const float *host, int64_t count) {
+  CudaLibrary &lib = cudaLibrary("to_device");
+  void *device = nullptr;
+  size_t bytes = sizeof(float) * static_cast<size_t>(count);
+  if (lib.alloc(&device, bytes) ||
+      (count && lib.copy(device, host, bytes, ToDevice)))
+    cudaFailed("to_device", std::to_string(count) + " floats");
+  return static_cast<float *>(device);
+}
+
+void muon_rt_cuda_to_host(float *host, const float *device, int64_t count) {
+  if (count && cudaLibrary("to_host").copy(
+                   host, device, sizeof(float) * static_cast<size_t>(count),
+                   ToHost))
+    cudaFailed("to_host", std::to_string(count) + " floats");
+}
+
+void muon_rt_cuda_free(float *device) {
+  if (cudaLibrary("free").free(device))
+    cudaFailed("free", "a device buffer");
+}
+
+} // extern "C"
