@@ -92,7 +92,11 @@ static inline MuonArgument muonArgumentScalar(double value) {
 /// ...` and ends the job (MPI_Abort): check shapes before calling when the
 /// process must survive. Out-buffers must be memory of their own: the step
 /// writes a result while it still reads its arguments, so a result that
-/// overlaps an argument or another result is refused. Fails, calling
+/// overlaps an argument or another result is refused. Tensors are host
+/// memory for a step lowered with target=cpu, and device memory of the GPU
+/// the runtime uses (local rank mod device count) for target=cuda, whose
+/// step runs its kernels on the legacy default stream and waits for them
+/// before returning. Fails, calling
 /// `errorCallback`, when the count or a scalar's place is wrong or buffers
 /// overlap (nothing runs then).
 MLIR_CAPI_EXPORTED MlirLogicalResult muonExecutableInvoke(

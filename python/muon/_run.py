@@ -71,11 +71,18 @@ def _is_torch(x) -> bool:
     return type(x).__module__.startswith("torch")
 
 
-def _as_buffer(x, what: str):
-    """A float32 C-contiguous CPU array the code can use in place."""
+def _as_buffer(x, what: str, target: str = "cpu"):
+    """A float32 C-contiguous array the code can use in place: in host
+    memory for the cpu target, a CUDA torch tensor for the cuda target."""
+    if target == "cuda":
+        if not _is_torch(x) or x.device.type != "cuda":
+            where = x.device if _is_torch(x) else "the host"
+            raise MuonError(f"{what}: an array on {where}; the cuda target "
+                            "runs on CUDA torch tensors (on the GPU the "
+                            "runtime uses: local rank mod device count)")
     if _is_torch(x):
         import torch
-        if x.device.type != "cpu":
+        if target != "cuda" and x.device.type != "cpu":
             raise MuonError(f"{what}: a tensor on {x.device}; the CPU target "
                             "runs on CPU tensors")
         if x.dtype != torch.float32 or not x.is_contiguous():
@@ -236,7 +243,7 @@ class CompiledStep:
                 continue
             name = self.param_names[param]
             what = f"{_ROLE_NAMES[role]} of '{name}'"
-            buf = _as_buffer(given[role][param], what)
+            buf = _as_buffer(given[role][param], what, self.target)
             if _shape(buf) != want:
                 raise MuonError(f"{what} on rank {self.rank}: local shape "
                                 f"{_shape(buf)}, the layout gives this rank "
@@ -245,10 +252,12 @@ class CompiledStep:
         use_torch = any(_is_torch(b) for b in buffers)
         # (floats among the buffers are the scalars)
         outs = []
+        device = next((b.device for b in buffers if _is_torch(b)), None)
         for shape in self._result_shapes:
             if use_torch:
                 import torch
-                outs.append(torch.empty(shape, dtype=torch.float32))
+                outs.append(torch.empty(shape, dtype=torch.float32,
+                                        device=device))
             else:
                 outs.append(np.empty(shape, dtype=np.float32))
         _start()

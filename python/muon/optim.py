@@ -103,8 +103,8 @@ class _MeshInfo:
         if first.device_type != "cpu":
             raise MuonError(
                 f"the parameters live on '{first.device_type}'; this "
-                "optimizer runs the CPU target (GPU tensors need the cuda "
-                "target through torch, not yet available)")
+                "optimizer runs the CPU target (a step compiled with "
+                "muon.compile(..., target='cuda') takes CUDA tensors)")
         return _MeshInfo(list(zip(_names_of(first), shape)), first)
 
 

@@ -345,7 +345,9 @@ std::string libraryOf(const void *symbol) {
   return "";
 }
 
-using F32Array = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+/// Host arrays for target=cpu steps, CUDA device arrays (torch tensors
+/// through DLPack) for target=cuda ones: the Python side checks which.
+using F32Array = nb::ndarray<float, nb::c_contig>;
 
 class Executable {
 public:
@@ -361,7 +363,9 @@ public:
   }
 
   /// Calls the entry on its arguments then the results' out-buffers:
-  /// arrays (f32, C-contiguous, CPU) or Python floats (f64 hyper-parameters),
+  /// arrays (f32, C-contiguous; in host memory for a target=cpu step, in
+  /// the GPU's for a target=cuda one) or Python floats (f64
+  /// hyper-parameters),
   /// without copying the arrays and without the GIL, so that other Python
   /// threads run during the step.
   std::string invoke(std::vector<nb::object> items) {

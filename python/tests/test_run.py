@@ -194,3 +194,39 @@ def test_a_step_annotated_with_mlir_shard_compiles():
                            M.astype(np.float64), lr=0.02)
     np.testing.assert_allclose(newP, refP, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(newM, refM, rtol=1e-5, atol=1e-5)
+
+
+def test_the_cuda_target_takes_cuda_tensors_only():
+    # Checked before the call: a cuda step's buffers are device memory.
+    step = muon.compile(one_rank_step().build(), target="cuda")
+    host = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    with pytest.raises(muon.MuonError,
+                       match="param of 'tall': an array on the host; the "
+                             "cuda target runs on CUDA torch tensors"):
+        step(host, host, host)
+
+
+def _have_cuda():
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+@pytest.mark.skipif(not _have_cuda(), reason="no CUDA device with PyTorch")
+def test_the_cuda_target_on_cuda_tensors_matches_the_cpu_target():
+    import torch
+    hyper = {"lr": 0.02, "weight_decay": 0.1}
+    cpu = muon.compile(one_rank_step(**hyper).build())
+    gpu = muon.compile(one_rank_step(**hyper).build(), target="cuda")
+    rng = np.random.default_rng(3)
+    P = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    G = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    M = [rng.uniform(-1, 1, s).astype(np.float32) for s in SHAPES.values()]
+    want_p, want_m = cpu(P, G, M)
+    on = [[torch.from_numpy(x).cuda() for x in xs] for xs in (P, G, M)]
+    got_p, got_m = gpu(*on)
+    for w, g in zip(want_p + want_m, got_p + got_m):
+        assert g.device.type == "cuda"
+        np.testing.assert_allclose(g.cpu().numpy(), w, rtol=1e-5, atol=1e-5)

@@ -18,6 +18,7 @@
 
 #include "../Bufferization/KernelForms.h"
 #include "muon/Conversion/Passes.h"
+#include "muon/Conversion/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,8 +43,6 @@ using namespace mlir;
 
 namespace {
 constexpr llvm::StringLiteral kKernelModule = "muon_kernels";
-constexpr llvm::StringLiteral kBeginFunction = "muon_rt_cuda_step_begin";
-constexpr llvm::StringLiteral kEndFunction = "muon_rt_cuda_step_end";
 /// Threads per block, and the most blocks a launch asks for: a grid-stride
 /// loop covers the rest, and a bounded grid keeps index math in range.
 constexpr int64_t kThreads = 256;
@@ -128,11 +127,12 @@ struct MuonElementwiseToGpu
     });
     if (!ok)
       return signalPassFailure();
-    SymbolTable symbols(module);
     llvm::DenseMap<Operation *, Value> streams;
-    markSteps(module, symbols, streams);
+    if (failed(markSteps(module, streams)))
+      return signalPassFailure();
     if (ops.empty())
       return;
+    SymbolTable symbols(module);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
     auto kernels = kernelModule(module, symbols);
@@ -143,47 +143,27 @@ struct MuonElementwiseToGpu
               streams.lookup(op->getParentOfType<func::FuncOp>()));
   }
 
-  /// A declaration of the runtime function `name`, made when missing.
-  static func::FuncOp declare(SymbolTable &symbols, StringRef name,
-                              FunctionType type, Location loc) {
-    if (auto decl = symbols.lookup<func::FuncOp>(name))
-      return decl;
-    auto module = cast<ModuleOp>(symbols.getOp());
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto decl = func::FuncOp::create(b, loc, name, type);
-    decl.setPrivate();
-    symbols.insert(decl);
-    return decl;
-  }
-
   /// Every function with a body of the module runs as a target=cuda step:
   /// muon_rt_cuda_step_begin first (its result is the stream kernels are
   /// launched on, kept in `streams`), muon_rt_cuda_step_end before each
   /// return.
-  static void markSteps(ModuleOp module, SymbolTable &symbols,
-                        llvm::DenseMap<Operation *, Value> &streams) {
-    MLIRContext *ctx = module.getContext();
-    Location loc = module.getLoc();
-    Type ptr = LLVM::LLVMPointerType::get(ctx);
+  static LogicalResult markSteps(ModuleOp module,
+                                 llvm::DenseMap<Operation *, Value> &streams) {
     SmallVector<func::FuncOp> fns;
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal())
         fns.push_back(fn);
-    if (fns.empty())
-      return;
-    func::FuncOp begin = declare(symbols, kBeginFunction,
-                                 FunctionType::get(ctx, {}, {ptr}), loc);
-    func::FuncOp end =
-        declare(symbols, kEndFunction, FunctionType::get(ctx, {}, {}), loc);
+    muon::RuntimeCalls rt(module);
     for (func::FuncOp fn : fns) {
       OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
-      streams[fn] =
-          func::CallOp::create(b, fn.getLoc(), begin, ValueRange{}).getResult(0);
+      streams[fn] = rt.callValue(b, fn.getLoc(),
+                                 muon::RuntimeFn::muon_rt_cuda_step_begin, {});
       fn.walk([&](func::ReturnOp ret) {
         b.setInsertionPoint(ret);
-        func::CallOp::create(b, ret.getLoc(), end, ValueRange{});
+        rt.call(b, ret.getLoc(), muon::RuntimeFn::muon_rt_cuda_step_end, {});
       });
     }
+    return failure(rt.failed());
   }
 
   /// Copies and named linalg ops (fill, mul, ...) become linalg.generic.
