@@ -78,16 +78,14 @@ struct Call {
     float *inDevice = in.data, *outDevice = out.data;
     if (outDevice) {
       mirrors.push_back(std::make_shared<HostMirror>(
-          outDevice, static_cast<size_t>(out.numElements()), true,
-          name.c_str()));
+          outDevice, static_cast<size_t>(out.numElements()), true, name));
       out.data = mirrors.back()->data();
     }
     if (inDevice == outDevice)
       in.data = out.data;
     else if (inDevice) {
       mirrors.push_back(std::make_shared<HostMirror>(
-          inDevice, static_cast<size_t>(in.numElements()), false,
-          name.c_str()));
+          inDevice, static_cast<size_t>(in.numElements()), false, name));
       in.data = mirrors.back()->data();
     }
   }

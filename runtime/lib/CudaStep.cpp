@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 using namespace muon::rt;
 
@@ -61,20 +62,21 @@ bool muon::rt::deviceRelease(void *ptr, size_t &bytes) {
 }
 
 HostMirror::HostMirror(float *device, size_t count, bool writeBack,
-                       const char *op)
-    : on(device), host(count), writeBack(writeBack), op(op) {
-  if (count && cudaLibrary(op).copy(host.data(), device, count * sizeof(float),
-                                    ToHost))
-    cudaFailed(op, "staging a buffer of " + std::to_string(count) +
-                       " floats to the host");
+                       std::string name)
+    : on(device), host(count), writeBack(writeBack), op(std::move(name)) {
+  if (count && cudaLibrary(op.c_str()).copy(host.data(), device,
+                                            count * sizeof(float), ToHost))
+    cudaFailed(op.c_str(), "staging a buffer of " + std::to_string(count) +
+                               " floats to the host");
 }
 
 HostMirror::~HostMirror() {
   if (writeBack && !host.empty() &&
-      cudaLibrary(op).copy(on, host.data(), host.size() * sizeof(float),
-                           ToDevice))
-    cudaFailed(op, "copying a result of " + std::to_string(host.size()) +
-                       " floats back to the device");
+      cudaLibrary(op.c_str()).copy(on, host.data(),
+                                   host.size() * sizeof(float), ToDevice))
+    cudaFailed(op.c_str(), "copying a result of " +
+                               std::to_string(host.size()) +
+                               " floats back to the device");
 }
 
 extern "C" {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace muon {
@@ -30,19 +31,18 @@ bool deviceRelease(void *ptr, size_t &bytes);
 /// constructed; copied back when destroyed if `writeBack`.
 class HostMirror {
 public:
-  HostMirror(float *device, size_t count, bool writeBack, const char *op);
+  /// `op` names the collective in errors.
+  HostMirror(float *device, size_t count, bool writeBack, std::string op);
   ~HostMirror();
   HostMirror(const HostMirror &) = delete;
   HostMirror &operator=(const HostMirror &) = delete;
   float *data() { return host.data(); }
-  float *device() const { return on; }
-  void setWriteBack() { writeBack = true; }
 
 private:
   float *on;
   std::vector<float> host;
   bool writeBack;
-  const char *op;
+  std::string op; // the mirror outlives the call that named it
 };
 
 using Mirrors = std::vector<std::shared_ptr<HostMirror>>;
