@@ -128,6 +128,15 @@ if [ -n "$muonrun" ]; then
   if [ -f "$(dirname "$lib")/libmuon_runtime_nccl.so" ]; then
     step_check "1 rank nccl fp32" --target cuda --transport nccl --steps 5 "$steps/one.mlir"
     step_check "1 rank nccl bf16" --target cuda --transport nccl --steps 3 --rtol 1e-3 --atol 1e-3 "$steps/one-bf16.mlir"
+    # A transport library that cannot be loaded is named (as
+    # test/Run/nccl-transport.test checks).
+    log="$report/step-nccl-missing-library.log"
+    MUON_RT_NCCL_LIBRARY=$steps/missing.so "$muonrun" --target cuda --transport nccl --steps 1 "$steps/one.mlir" >"$log" 2>&1
+    if grep -q 'init on nccl: cannot load the NCCL transport' "$log"; then
+      say "$(printf '%-24s %s' "nccl library missing" "refused as expected: $(grep -m1 'muon-rt: error' "$log")")"
+    else
+      say "$(printf '%-24s %s' "nccl library missing" "FAIL: no clear error (see $(basename "$log"))")"; status=1
+    fi
     gpus=$(grep -c '^GPU ' "$report/devices.txt")
     if [ "$gpus" -ge 4 ]; then
       step_check "4 ranks nccl fp32" --target cuda --transport nccl --steps 5 "$steps/four.mlir"
