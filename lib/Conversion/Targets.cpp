@@ -18,8 +18,8 @@ llvm::ArrayRef<TargetLowering> muon::getAllTargetLowerings() {
        populateDistCollectiveToRuntimePatterns},
       // Tensors in device memory: the GPU library computes Newton-Schulz
       // (bf16 tensor cores or exact fp32), the elementwise ops are kernels
-      // of muon-elementwise-to-gpu, and the runtime moves the collectives'
-      // data (staged through the host over MPI, in place over NCCL).
+      // of muon-elementwise-to-gpu, and the runtime stages each collective's
+      // buffers through the host (over MPI and NCCL alike).
       {Target::Cuda, "cuda",
        "tensors in NVIDIA GPU memory: Newton-Schulz in the GPU library, "
        "elementwise ops as generated kernels",

@@ -208,10 +208,8 @@ void CompiledEntry::invoke(const std::vector<BufferView> &buffers) {
     ptrs[i] = descs[i].data();
     argv.push_back(&ptrs[i]);
   }
-  if (init) {
-    init();
-    init = nullptr;
-  }
+  if (init)
+    std::call_once(initOnce, init);
   packed(argv.data());
 }
 

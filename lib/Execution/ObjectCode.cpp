@@ -176,8 +176,17 @@ void moveConstructorsToInit(llvm::Module &module, const std::string &name) {
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
       llvm::Function::ExternalLinkage, name, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", init));
-  for (auto &[priority, fn] : calls)
+  // Glue, not kernels: compiled unoptimised beside the step's other glue
+  // (a kernel may not refer to the internal globals they load).
+  auto markGlue = [](llvm::Function *fn) {
+    fn->addFnAttr(llvm::Attribute::OptimizeNone);
+    fn->addFnAttr(llvm::Attribute::NoInline);
+  };
+  markGlue(init);
+  for (auto &[priority, fn] : calls) {
+    markGlue(fn);
     b.CreateCall(fn);
+  }
   b.CreateRetVoid();
 }
 

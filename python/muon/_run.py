@@ -260,6 +260,11 @@ class CompiledStep:
                                         device=device))
             else:
                 outs.append(np.empty(shape, dtype=np.float32))
+        if self.target == "cuda" and device is not None:
+            # The step runs on the legacy default stream: the inputs must be
+            # complete whatever stream the caller wrote them on.
+            import torch
+            torch.cuda.current_stream(device).synchronize()
         _start()
         error = self._exe.invoke(buffers + outs)
         if error:

@@ -18,6 +18,7 @@
 #include "Tensor.h"
 #include "Trace.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -73,19 +74,31 @@ struct Call {
     if (readsData && deviceResident())
       stageThroughHost();
   }
-  /// Points `in` and `out` at host mirrors of their device buffers.
+  /// Points `in` and `out` at host mirrors of their device buffers: one
+  /// mirror of their union when they overlap (an in-place call, or a
+  /// piece that is part of the full tensor), written back whole.
   void stageThroughHost() {
     float *inDevice = in.data, *outDevice = out.data;
-    if (outDevice) {
+    auto inCount = static_cast<size_t>(in.numElements());
+    auto outCount = static_cast<size_t>(out.numElements());
+    if (inDevice && outDevice && inDevice < outDevice + outCount &&
+        outDevice < inDevice + inCount) {
+      float *low = std::min(inDevice, outDevice);
+      float *high = std::max(inDevice + inCount, outDevice + outCount);
       mirrors.push_back(std::make_shared<HostMirror>(
-          outDevice, static_cast<size_t>(out.numElements()), true, name));
+          low, static_cast<size_t>(high - low), true, name));
+      in.data = mirrors.back()->data() + (inDevice - low);
+      out.data = mirrors.back()->data() + (outDevice - low);
+      return;
+    }
+    if (outDevice) {
+      mirrors.push_back(
+          std::make_shared<HostMirror>(outDevice, outCount, true, name));
       out.data = mirrors.back()->data();
     }
-    if (inDevice == outDevice)
-      in.data = out.data;
-    else if (inDevice) {
-      mirrors.push_back(std::make_shared<HostMirror>(
-          inDevice, static_cast<size_t>(in.numElements()), false, name));
+    if (inDevice) {
+      mirrors.push_back(
+          std::make_shared<HostMirror>(inDevice, inCount, false, name));
       in.data = mirrors.back()->data();
     }
   }

@@ -47,10 +47,10 @@ CudaLibrary &muon::rt::cudaLibrary(const char *op) {
       fatal(op, kComm,
             "no CUDA device on this machine (target=cuda needs an NVIDIA "
             "GPU; compile with target=cpu to run on the host)");
-    int device = localRank() % devices;
-    if (l.setDevice(device) != 0 || l.create(&l.context, nullptr) != 0)
+    l.device = localRank() % devices;
+    if (l.setDevice(l.device) != 0 || l.create(&l.context, nullptr) != 0)
       fatal(op, kComm,
-            "GPU " + std::to_string(device) + ": " + l.error(nullptr));
+            "GPU " + std::to_string(l.device) + ": " + l.error(nullptr));
     return l;
   }();
   return lib;

@@ -38,7 +38,8 @@ struct CudaLibrary {
   int (*moduleFunction)(void **, void *, const char *);
   int (*launch)(void *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                 int32_t, void *, void **);
-  void *context = nullptr; ///< This thread's Newton-Schulz context.
+  void *context = nullptr; ///< The Newton-Schulz context.
+  int device = 0;          ///< This rank's GPU.
 };
 
 /// The loaded library; a fatal error on `op` (communicator "cuda") when it

@@ -50,7 +50,7 @@ extern "C" void _mlir_ciface_muon_rt_newton_schulz_cuda(
     if (!onDevice)
       std::memcpy(call.out.data, call.x.data, bytes);
     else if (lib.copy(call.out.data, call.x.data, bytes, DeviceToDevice))
-      cudaFailed(kOp, call.x.shapeStr() + ": " + lib.deviceError());
+      cudaFailed(kOp, call.x.shapeStr());
   }
   double start = tracing() ? traceNow() : 0.0;
   // Batches of at most 65535 matrices per call (the library's limit).

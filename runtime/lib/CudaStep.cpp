@@ -23,9 +23,10 @@
 using namespace muon::rt;
 
 namespace {
-/// Nesting depth of running target=cuda steps (one step may call another
-/// public function of its module).
-int depth = 0;
+/// Nesting depth of the target=cuda steps running on this thread (one step
+/// may call another public function of its module); a CPU step on another
+/// thread keeps host memory.
+thread_local int depth = 0;
 
 std::mutex blocksMutex;
 std::unordered_map<void *, size_t> &deviceBlocks() {
@@ -82,7 +83,12 @@ HostMirror::~HostMirror() {
 extern "C" {
 
 void *muon_rt_cuda_step_begin(void) {
-  cudaLibrary("step_begin");
+  CudaLibrary &lib = cudaLibrary("step_begin");
+  // The device is a thread's: a step called from another thread than the
+  // one that loaded the library must run on this rank's GPU too.
+  if (lib.setDevice(lib.device) != 0)
+    fatal("step_begin", "cuda",
+          "GPU " + std::to_string(lib.device) + ": " + lib.error(nullptr));
   ++depth;
   return nullptr; // the legacy default stream, Newton-Schulz's too
 }

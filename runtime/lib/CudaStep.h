@@ -19,7 +19,8 @@
 namespace muon {
 namespace rt {
 
-/// Whether a target=cuda step is running (its buffers are on the device).
+/// Whether a target=cuda step is running on this thread (its buffers are on
+/// the device).
 bool deviceResident();
 
 /// Step heap blocks in device memory (deviceResident() only).

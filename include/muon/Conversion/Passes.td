@@ -180,10 +180,12 @@ def MuonElementwiseToGpu
     Each `memref.copy` and named linalg op on buffers first becomes a
     `linalg.generic`; each `linalg.generic` on buffers inside a function
     then becomes a `gpu.launch_func` of a kernel in the module's
-    `gpu.module @muon_kernels`, on the stream `muon_rt_cuda_stream()`
-    returns (read once at the start of the function): the runtime's compute
-    stream, on which Newton-Schulz and the collectives are ordered too, so
-    no launch waits. Kernels that print the same (signature and body,
+    `gpu.module @muon_kernels`, on the stream `muon_rt_cuda_step_begin()`
+    returns: the runtime's stream, on which Newton-Schulz and the copies of
+    the collectives are ordered too, so no launch waits. Every function with
+    a body calls `muon_rt_cuda_step_begin` first and `muon_rt_cuda_step_end`
+    before each return (between them the runtime treats the step's buffers
+    as device memory). Kernels that print the same (signature and body,
     locations aside) are one kernel.
 
     A kernel takes each buffer with every size dynamic (and strides, unless

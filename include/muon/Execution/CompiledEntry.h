@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,8 +87,9 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*packed)(void **) = nullptr;
   /// The module's static constructors (target=cuda: loading the kernels),
-  /// run before the first call; null when there are none or once run.
+  /// run once, before the first call; null when there are none.
   void (*init)() = nullptr;
+  std::once_flag initOnce;
 };
 
 /// Libraries the compiled code may call besides the process's symbols: the

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 namespace {
@@ -31,6 +32,23 @@ const char *muon_cuda_device_error(void) { return lastError.c_str(); }
 
 int muon_cuda_alloc(void **out, size_t bytes) {
   *out = nullptr;
+  // The default pool gives freed memory back to the system at every
+  // synchronisation (release threshold 0): keep it for the next step.
+  thread_local int poolDevice = -1;
+  int device = 0;
+  if (check(cudaGetDevice(&device), "cudaGetDevice"))
+    return 1;
+  if (device != poolDevice) {
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    if (check(cudaDeviceGetDefaultMemPool(&pool, device),
+              "cudaDeviceGetDefaultMemPool") ||
+        check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+                                      &keep),
+              "cudaMemPoolSetAttribute"))
+      return 1;
+    poolDevice = device;
+  }
   if (bytes == 0)
     bytes = 1; // a distinct pointer for an empty buffer, as malloc gives
   return check(cudaMallocAsync(out, bytes, cudaStreamLegacy),

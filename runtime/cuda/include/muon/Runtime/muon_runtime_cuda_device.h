@@ -23,7 +23,9 @@ extern "C" {
 /* The reason of this thread's last failure of a call below. */
 const char *muon_cuda_device_error(void);
 
-/* Device memory, ordered on the stream (a pool keeps freed blocks). */
+/* Device memory, ordered on the stream, from the device's default pool,
+ * which keeps freed blocks for reuse (its release threshold is set to the
+ * maximum at the first allocation on each device). */
 int muon_cuda_alloc(void **out, size_t bytes);
 int muon_cuda_free(void *ptr);
 
