@@ -26,6 +26,20 @@ func.func @not_a_permutation(%a: memref<8xf32>, %b: memref<4xf32>) {
 
 // -----
 
+func.func @loop_indices(%b: memref<4xf32>) {
+  // expected-error @below {{muon-elementwise-to-gpu: this op reads its loop indices (linalg.index), which no GPU kernel of target=cuda computes}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%b : memref<4xf32>) {
+  ^bb0(%y: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// -----
+
 func.func @unranked_copy(%a: memref<*xf32>, %b: memref<*xf32>) {
   // expected-error @below {{muon-elementwise-to-gpu: a copy of unranked buffers cannot run as a GPU kernel}}
   memref.copy %a, %b : memref<*xf32> to memref<*xf32>

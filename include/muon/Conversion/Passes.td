@@ -196,8 +196,9 @@ def MuonElementwiseToGpu
     each operand indexed through its map. A launch has blocks of 256
     threads, one iteration per thread up to 65536 blocks.
 
-    Errors: an op with a reduction loop or an operand map that is not a
-    projected permutation (no step emits either), a copy of unranked
+    Errors: an op with a reduction loop, a body that reads its loop
+    indices (`linalg.index`) or an operand map that is not a projected
+    permutation (no step emits any of them), a copy of unranked
     buffers, and ops of a nested module (kernels live in the top-level
     module).
   }];

@@ -54,6 +54,10 @@ std::string unsupported(linalg::GenericOp op) {
   for (utils::IteratorType t : op.getIteratorTypesArray())
     if (t != utils::IteratorType::parallel)
       return "has a reduction loop";
+  // The kernel recovers the loop indices itself; the body's own queries of
+  // them would be left outside any linalg op.
+  if (!op.getBody()->getOps<linalg::IndexOp>().empty())
+    return "reads its loop indices (linalg.index)";
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation())
       return "indexes an operand by " + [&] {
