@@ -38,8 +38,9 @@ struct Request {
   double issued = 0; // trace clock at the call (when tracing)
   /// In a target=cuda step, the host copies of the device buffers the
   /// call works on; results are copied back to the device when the
-  /// request is destroyed, after `finish`.
-  Mirrors mirrors;
+  /// request is destroyed, after `finish`. (Initialised here, so that the
+  /// aggregate initialisations that leave it out need not name it.)
+  Mirrors mirrors{};
 };
 
 /// Completes `r` synchronously (async == 0, returns 0) or files it as a
