@@ -209,14 +209,19 @@ struct MuonElementwiseToGpu
     return kernels;
   }
 
-  /// The number of iterations of `op`, as an index.
-  static Value iterations(linalg::GenericOp op, OpBuilder &b) {
+  /// The extent of each loop of `op`, and their product (the number of
+  /// iterations; 1 for an op without loops).
+  static Value loopSizes(linalg::GenericOp op, OpBuilder &b,
+                         SmallVectorImpl<Value> &sizes) {
     Location loc = op.getLoc();
-    Value n = arith::ConstantIndexOp::create(b, loc, 1);
     for (Range r : cast<linalg::LinalgOp>(op.getOperation())
                        .createLoopRanges(b, loc))
-      n = arith::MulIOp::create(
-          b, loc, n, getValueOrCreateConstantIndexOp(b, loc, r.size));
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    if (sizes.empty())
+      return arith::ConstantIndexOp::create(b, loc, 1);
+    Value n = sizes.front();
+    for (Value size : ArrayRef<Value>(sizes).drop_front())
+      n = arith::MulIOp::create(b, loc, n, size);
     return n;
   }
 
@@ -236,15 +241,12 @@ struct MuonElementwiseToGpu
   /// kernel, erased here) one iteration per step.
   static void buildLoop(linalg::GenericOp op, OpBuilder &b) {
     Location loc = op.getLoc();
-    Value n = iterations(op, b);
-    auto i = [&](gpu::Dimension d, auto tag) -> Value {
-      using OpT = decltype(tag);
-      return OpT::create(b, loc, d);
-    };
-    Value block = i(gpu::Dimension::x, gpu::BlockIdOp());
-    Value threads = i(gpu::Dimension::x, gpu::BlockDimOp());
-    Value thread = i(gpu::Dimension::x, gpu::ThreadIdOp());
-    Value grid = i(gpu::Dimension::x, gpu::GridDimOp());
+    SmallVector<Value> sizes;
+    Value n = loopSizes(op, b, sizes);
+    Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value threads = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     Value start = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
     Value step = arith::MulIOp::create(b, loc, grid, threads);
@@ -270,14 +272,6 @@ struct MuonElementwiseToGpu
                                             ArrayRef<ReassociationIndices>{all});
       }
     } else {
-      SmallVector<Value> sizes;
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(loop);
-        for (Range r : cast<linalg::LinalgOp>(op.getOperation())
-                           .createLoopRanges(b, loc))
-          sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
-      }
       ivs.resize(sizes.size());
       Value rest = at;
       for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
@@ -365,7 +359,8 @@ struct MuonElementwiseToGpu
     // The launch: enough blocks of kThreads for one iteration per thread,
     // at least one, at most kMaxBlocks.
     b.setInsertionPoint(op);
-    Value n = iterations(op, b);
+    SmallVector<Value> sizes;
+    Value n = loopSizes(op, b, sizes);
     Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value blocks = arith::CeilDivUIOp::create(b, loc, n, threads);
