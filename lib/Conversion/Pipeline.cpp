@@ -162,6 +162,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // not from a stack copy per argument.
   pm.addPass(createMuonForwardArgumentDescriptors());
   pm.addPass(createMuonScalariseAggregates());
+  // A constant table as the address of its constant descriptor: one
+  // argument per call instead of five.
+  pm.addPass(createMuonTablesByReference());
   pm.addPass(createMuonOptimiseKernelsOnly());
 }
 

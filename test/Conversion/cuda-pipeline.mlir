@@ -17,7 +17,7 @@
 // CHECK-DAG: llvm.func @muon_rt_cuda_step_end()
 // CHECK: %[[STREAM:.*]] = llvm.call @muon_rt_cuda_step_begin()
 // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @muon_kernels::@elementwise
-// CHECK: llvm.call @muon_rt_newton_schulz_cuda(
+// CHECK: llvm.call @muon_rt_newton_schulz_cuda_by_reference(
 // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @muon_kernels::@elementwise
 // CHECK: llvm.call @muon_rt_cuda_step_end()
 // CHECK-NEXT: llvm.return

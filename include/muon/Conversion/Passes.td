@@ -396,6 +396,34 @@ def MuonScalariseAggregates
   }];
 }
 
+def MuonTablesByReference
+    : Pass<"muon-tables-by-reference", "mlir::ModuleOp"> {
+  let summary = "Pass each constant table to the runtime as the address of "
+                "a constant descriptor, not as five scalars";
+  let description = [{
+    Runs on the LLVM dialect, after the conversion. A runtime function of
+    the runtime's table that has a C interface is called through the
+    wrapper `convert-func-to-llvm` writes for it: each memref argument is
+    passed as its descriptor's scalar fields, which the wrapper stores into
+    a stack slot whose address it hands to `_mlir_ciface_<name>`. Where the
+    fields of a ranked memref argument are all constants describing a
+    global's data (what `memref.get_global` lowers to: the global's
+    address, a constant allocated pointer, offset, sizes and strides), the
+    call instead passes the address of a private constant global holding
+    that descriptor (one per distinct descriptor, named after the data's
+    global with `_descriptor`), to a wrapper variant
+    (`<name>_by_reference`, one per set of such arguments) that forwards
+    it to the C interface unchanged. The C interface receives a pointer to
+    the same fields as before, in read-only memory: the runtime only reads
+    its tables' descriptors (muon_runtime.h). Wrappers no call uses any
+    more are erased. Calls with a table built at run time (extents
+    exchanged between members), calls in nested modules and functions
+    outside the runtime's table are left alone. Why: a table costs the
+    JIT's fast instruction selector five arguments on every call that
+    takes one, about as much as a call.
+  }];
+}
+
 def MuonSCFToCFLastFirst
     : Pass<"muon-scf-to-cf", "mlir::func::FuncOp"> {
   let summary = "Lower SCF to branches, a block's ops last to first (time "

@@ -26,6 +26,13 @@ enum class RuntimeFn {
 #undef MUON_RT_FUNCTION
 };
 
+/// How many rows the table has.
+inline constexpr unsigned kNumRuntimeFns =
+#define MUON_RT_FUNCTION(name, cInterface, result, args) 1 +
+#include "muon/Runtime/muon_runtime_functions.def"
+#undef MUON_RT_FUNCTION
+    0;
+
 /// The MLIR function type and C-interface flag of a runtime function, from
 /// the table.
 struct RuntimeSignature {
