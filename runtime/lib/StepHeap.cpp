@@ -7,9 +7,10 @@
 // runtime knows the bytes a step holds at any time and the peak
 // (muon_rt_counters.heap_bytes_peak): the memory a schedule really needs,
 // measured, beside what the compiler estimates. Buffers that the step only
-// hands to calls get their whole descriptor written here too
-// (muon_rt_buffer_alloc): one call in compiled code instead of an
-// allocation, a size computation and a store per descriptor field.
+// hands to calls get their whole descriptor written here too, several
+// buffers per call (muon_rt_buffers_alloc): one call in compiled code
+// instead of an allocation, a size computation and a store per descriptor
+// field of each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,11 @@ void *allocate(size_t alignment, size_t bytes) {
   return reinterpret_cast<void *>(aligned);
 }
 
+/// A ranked descriptor's size: two pointers, the offset, sizes and strides.
+size_t descriptorBytes(int64_t rank) {
+  return 2 * sizeof(void *) + static_cast<size_t>(1 + 2 * rank) * sizeof(int64_t);
+}
+
 } // namespace
 
 extern "C" {
@@ -87,24 +93,37 @@ void _mlir_memref_to_llvm_free(void *ptr) {
 
 extern "C" {
 
-void muon_rt_buffer_alloc(void *descriptor, const int64_t *layout) {
-  int64_t rank = layout[0];
-  void *buffer = allocate(static_cast<size_t>(layout[2]),
-                          static_cast<size_t>(layout[1]));
-  // { T *allocated; T *aligned; int64_t offset, sizes[rank], strides[rank] }
-  void *pointers[2] = {buffer, buffer};
-  std::memcpy(descriptor, pointers, sizeof pointers);
-  int64_t offset = 0;
-  char *fields = static_cast<char *>(descriptor) + sizeof pointers;
-  std::memcpy(fields, &offset, sizeof offset);
-  std::memcpy(fields + sizeof offset, layout + 3,
-              static_cast<size_t>(2 * rank) * sizeof(int64_t));
+void muon_rt_buffers_alloc(void *descriptors, const int64_t *layouts,
+                           int64_t count) {
+  char *descriptor = static_cast<char *>(descriptors);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rank = layouts[0];
+    void *buffer = allocate(static_cast<size_t>(layouts[2]),
+                            static_cast<size_t>(layouts[1]));
+    // { T *allocated; T *aligned; int64_t offset, sizes[rank], strides[rank] }
+    void *pointers[2] = {buffer, buffer};
+    std::memcpy(descriptor, pointers, sizeof pointers);
+    int64_t offset = 0;
+    char *fields = descriptor + sizeof pointers;
+    std::memcpy(fields, &offset, sizeof offset);
+    std::memcpy(fields + sizeof offset, layouts + 3,
+                static_cast<size_t>(2 * rank) * sizeof(int64_t));
+    descriptor += descriptorBytes(rank);
+    layouts += 3 + 2 * rank;
+  }
 }
 
-void muon_rt_buffer_free(void *descriptor) {
-  void *allocated;
-  std::memcpy(&allocated, descriptor, sizeof allocated);
-  _mlir_memref_to_llvm_free(allocated);
+void muon_rt_buffers_free(void *descriptors, const int64_t *layouts,
+                          int64_t count) {
+  char *descriptor = static_cast<char *>(descriptors);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rank = layouts[0];
+    void *allocated;
+    std::memcpy(&allocated, descriptor, sizeof allocated);
+    _mlir_memref_to_llvm_free(allocated);
+    descriptor += descriptorBytes(rank);
+    layouts += 3 + 2 * rank;
+  }
 }
 
 } // extern "C"

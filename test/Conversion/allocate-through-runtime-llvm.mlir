@@ -8,17 +8,18 @@
 
 // CHECK-LABEL: llvm.func @viewed
 // CHECK-NOT: builtin.unrealized_conversion_cast
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // CHECK-DAG: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
 // CHECK-DAG: %[[S:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
 // CHECK-DAG: %[[T:.*]] = llvm.mlir.addressof @__muon_buffer_layout_0 : !llvm.ptr
-// CHECK: llvm.call @muon_rt_buffer_alloc(%[[S]], %[[T]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.call @muon_rt_buffers_alloc(%[[S]], %[[T]], %[[ONE]]) : (!llvm.ptr, !llvm.ptr, i64) -> ()
 // CHECK-NOT: llvm.extractvalue
 // CHECK: llvm.call @use(%[[TWO]], %[[S]]) : (i64, !llvm.ptr) -> ()
-// CHECK: llvm.call @muon_rt_buffer_free(%[[S]]) : (!llvm.ptr) -> ()
+// CHECK: llvm.call @muon_rt_buffers_free(%[[S]], %[[T]], %[[ONE]]) : (!llvm.ptr, !llvm.ptr, i64) -> ()
 // A second buffer in the same block (the entry: its slot joins the others
 // at the top, before the ops of the first buffer's rewrite).
-// CHECK: llvm.call @muon_rt_buffer_alloc(%[[S2:.*]], %[[T]])
-// CHECK: llvm.call @muon_rt_buffer_free(%[[S2]])
+// CHECK: llvm.call @muon_rt_buffers_alloc(%[[S2:.*]], %[[T]], %[[ONE]])
+// CHECK: llvm.call @muon_rt_buffers_free(%[[S2]], %[[T]], %[[ONE]])
 // CHECK-NOT: _mlir_memref_to_llvm
 // CHECK: llvm.return
 func.func private @use(memref<*xf32>)

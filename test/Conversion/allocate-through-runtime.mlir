@@ -1,24 +1,30 @@
-// muon-allocate-through-runtime: a buffer only viewed unranked and freed is
-// allocated by one runtime call that writes its descriptor into a stack
-// slot; every other allocation is left to the conversion.
+// muon-allocate-through-runtime: buffers only viewed unranked and freed are
+// allocated by runtime calls that write their descriptors into stack
+// slots, several buffers per call where nothing between their allocations
+// frees or allocates, and freed several per call where nothing between
+// their frees allocates; every other allocation is left to the
+// conversion.
 // RUN: muon-opt %s --split-input-file --muon-allocate-through-runtime | FileCheck %s
 // (allocate-through-runtime-llvm.mlir converts the result to LLVM.)
 
-// One table per distinct layout {rank, bytes, alignment, sizes, strides}.
-// CHECK-DAG: llvm.mlir.global private constant @[[T2D:__muon_buffer_layout_[0-9]+]](dense<[2, 96, 64, 4, 6, 6, 1]> : tensor<7xi64>)
+// One table per distinct list of layouts {rank, bytes, alignment, sizes,
+// strides}, a group's one after the other.
+// CHECK-DAG: llvm.mlir.global private constant @[[T2D:__muon_buffer_layout_[0-9]+]](dense<[2, 96, 64, 4, 6, 6, 1, 2, 96, 64, 4, 6, 6, 1]> : tensor<14xi64>)
 // CHECK-DAG: llvm.mlir.global private constant @[[T1D:__muon_buffer_layout_[0-9]+]](dense<[1, 16, 128, 8, 1]> : tensor<5xi64>)
 // CHECK-DAG: llvm.mlir.global private constant @[[T0D:__muon_buffer_layout_[0-9]+]](dense<[0, 8, 16]> : tensor<3xi64>)
-// CHECK-DAG: func.func private @muon_rt_buffer_alloc(!llvm.ptr, !llvm.ptr)
-// CHECK-DAG: func.func private @muon_rt_buffer_free(!llvm.ptr)
+// CHECK-DAG: func.func private @muon_rt_buffers_alloc(!llvm.ptr, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @muon_rt_buffers_free(!llvm.ptr, !llvm.ptr, i64)
 
-// Slots, their size and the table addresses at the top of the entry
-// block; the allocation and the view where the buffer was allocated.
+// Slots, their members, the tables' addresses at the top of the entry
+// block; a group's allocation where its first buffer was, each view there.
 // CHECK-LABEL: func.func @viewed
 // CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK-NEXT: %[[S1:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+// CHECK-NEXT: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>)> : (i64) -> !llvm.ptr
 // CHECK-NEXT: %[[A2D:.*]] = llvm.mlir.addressof @[[T2D]] : !llvm.ptr
 // CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
-// CHECK-NEXT: %[[S2:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[G]][0, 0]
+// CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[G]][0, 1]
+// CHECK-NEXT: %[[L2:.*]] = llvm.getelementptr %[[A2D]][7] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT: %[[S3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // CHECK-NEXT: %[[A1D:.*]] = llvm.mlir.addressof @[[T1D]] : !llvm.ptr
 // CHECK-NEXT: %[[S4:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64)>
@@ -26,18 +32,20 @@
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT: cf.br ^bb1
 // CHECK: ^bb1:
-// CHECK-NEXT: call @muon_rt_buffer_alloc(%[[S1]], %[[A2D]])
+// CHECK-NEXT: call @muon_rt_buffers_alloc(%[[G]], %[[A2D]], %[[TWO]])
 // CHECK-NEXT: %[[P:.*]] = llvm.mlir.poison : !llvm.struct<(i64, ptr)>
 // CHECK-NEXT: %[[R:.*]] = llvm.insertvalue %[[TWO]], %[[P]][0]
 // CHECK-NEXT: %[[D:.*]] = llvm.insertvalue %[[S1]], %[[R]][1]
 // CHECK-NEXT: %[[V1:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(i64, ptr)> to memref<*xf32>
-// CHECK-NEXT: call @muon_rt_buffer_alloc(%[[S2]], %[[A2D]])
 // CHECK: %[[V2:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(i64, ptr)> to memref<*xf32>
 // Two casts of one buffer share its view.
 // CHECK: call @use2(%[[V1]], %[[V1]])
-// CHECK-NEXT: call @muon_rt_buffer_free(%[[S1]])
-// CHECK: call @muon_rt_buffer_alloc(%[[S3]], %[[A1D]])
-// CHECK: call @muon_rt_buffer_alloc(%[[S4]], %[[A0D]])
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[S1]], %[[A2D]], %[[ONE]])
+// CHECK-NEXT: call @use(%[[V2]])
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[S2]], %[[L2]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_buffers_alloc(%[[S3]], %[[A1D]], %[[ONE]])
+// CHECK: call @muon_rt_buffers_free(%[[S3]], %[[A1D]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_buffers_alloc(%[[S4]], %[[A0D]], %[[ONE]])
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.dealloc
 // CHECK: return
@@ -71,14 +79,78 @@ func.func @viewed() {
 
 // -----
 
+// Allocations move up over the step's kernels, pure ops and other
+// allocations into one group (of mixed ranks), not over another call;
+// frees move down over waits and pure ops into one run, not over another
+// call; a run frees each stretch of consecutive members with one call,
+// where its last free was.
+// CHECK-LABEL: func.func @grouped
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-DAG: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
+// CHECK-DAG: %[[THREE:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-DAG: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-DAG: %[[S0:.*]] = llvm.getelementptr %[[G]][0, 0]
+// CHECK-DAG: %[[S1:.*]] = llvm.getelementptr %[[G]][0, 1]
+// CHECK-DAG: %[[S2:.*]] = llvm.getelementptr %[[G]][0, 2]
+// CHECK-DAG: %[[L1:.*]] = llvm.getelementptr %[[TABLE:[0-9]+]][5] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[L2:.*]] = llvm.getelementptr %[[TABLE]][12] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: cf.br ^bb1
+// CHECK: ^bb1:
+// CHECK-NEXT: call @muon_rt_buffers_alloc(%[[G]], %[[TABLE]], %[[THREE]])
+// CHECK: call @kernel(
+// CHECK: memref.alloc() : memref<2xf32>
+// CHECK: call @use(
+// CHECK: call @muon_rt_buffers_alloc(%{{.*}}, %{{.*}}, %[[ONE]])
+// CHECK: call @muon_rt_wait(
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[S0]], %[[TABLE]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[S2]], %[[L2]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_wait(
+// CHECK-NEXT: call @use(
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[S1]], %[[L1]], %[[ONE]])
+// CHECK: return
+func.func private @use(memref<*xf32>)
+func.func private @muon_rt_wait(i64)
+func.func private @kernel(%x: memref<*xf32>) attributes {muon.kernel} {
+  return
+}
+func.func @grouped(%h: i64) {
+  cf.br ^bb1
+^bb1:
+  %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  %va = memref.cast %a : memref<4xf32> to memref<*xf32>
+  call @kernel(%va) : (memref<*xf32>) -> ()
+  %other = memref.alloc() : memref<2xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+  %vb = memref.cast %b : memref<2x3xf32> to memref<*xf32>
+  %c = memref.alloc() {alignment = 64 : i64} : memref<5xf32>
+  %vc = memref.cast %c : memref<5xf32> to memref<*xf32>
+  call @use(%va) : (memref<*xf32>) -> ()
+  %d = memref.alloc() {alignment = 64 : i64} : memref<5xf32>
+  %vd = memref.cast %d : memref<5xf32> to memref<*xf32>
+  call @use(%vd) : (memref<*xf32>) -> ()
+  memref.dealloc %d : memref<5xf32>
+  call @use(%vb) : (memref<*xf32>) -> ()
+  call @use(%vc) : (memref<*xf32>) -> ()
+  memref.dealloc %a : memref<4xf32>
+  call @muon_rt_wait(%h) : (i64) -> ()
+  memref.dealloc %c : memref<5xf32>
+  call @muon_rt_wait(%h) : (i64) -> ()
+  call @use(%vb) : (memref<*xf32>) -> ()
+  memref.dealloc %b : memref<2x3xf32>
+  memref.dealloc %other : memref<2xf32>
+  return
+}
+
+// -----
+
 // Left to the conversion: a buffer also used ranked, one never viewed,
 // dynamic, strided or in another memory space, without an alignment, of
 // an element type LLVM pads (i1), in a block on a cycle, in a nested
 // region.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-NOT: muon_rt_buffers_alloc
 // CHECK-COUNT-9: memref.alloc
-// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-NOT: muon_rt_buffers_alloc
 // CHECK: return
 func.func private @use(memref<*xf32>)
 func.func private @use_i1(memref<*xi1>)
@@ -134,7 +206,7 @@ func.func @left_alone(%n: index, %c: i1) {
 // Descriptors not laid out in 64-bit words (32-bit index here): nothing
 // is done.
 // CHECK-LABEL: func.func @narrow_index
-// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-NOT: muon_rt_buffers_alloc
 // CHECK: memref.alloc
 module attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>} {
   func.func private @use(memref<*xf32>)
@@ -151,7 +223,7 @@ module attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>} {
 
 // Nor with 32-bit pointers in the LLVM data layout.
 // CHECK-LABEL: func.func @narrow_pointers
-// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-NOT: muon_rt_buffers_alloc
 // CHECK: memref.alloc
 module attributes {llvm.data_layout = "e-p:32:32-i64:64"} {
   func.func private @use(memref<*xf32>)
@@ -171,7 +243,7 @@ module attributes {llvm.data_layout = "e-p:32:32-i64:64"} {
 // dimension (the buffer holds no bytes).
 // CHECK: llvm.mlir.global private constant @{{.*}}(dense<[2, 0, 64, 4, 0, 0, 1]> : tensor<7xi64>)
 // CHECK-LABEL: func.func @empty
-// CHECK: call @muon_rt_buffer_alloc
+// CHECK: call @muon_rt_buffers_alloc
 func.func private @use(memref<*xf32>)
 func.func @empty() {
   %a = memref.alloc() {alignment = 64 : i64} : memref<4x0xf32>
@@ -185,7 +257,7 @@ func.func @empty() {
 
 // Device code (a function of a gpu.module) is left alone.
 // CHECK-LABEL: gpu.module @device
-// CHECK-NOT: muon_rt_buffer_alloc
+// CHECK-NOT: muon_rt_buffers_alloc
 // CHECK: memref.alloc
 module attributes {gpu.container_module} {
   gpu.module @device {

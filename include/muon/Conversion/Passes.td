@@ -243,16 +243,30 @@ def MuonAllocateThroughRuntime
     `alignment`, and an element type of 1, 2, 4 or 8 bytes (integers and
     floats of 8, 16, 32 or 64 bits), whose only users are `memref.cast`s
     to an unranked memref (at least one) and `memref.dealloc`s, becomes:
-      - a stack slot for its descriptor (`llvm.alloca`) filled by one call
-        `@muon_rt_buffer_alloc(slot, layout)`, `layout` being the address
-        of a private constant global `{rank, bytes, alignment, sizes...,
-        strides...}` (identity strides: running products of the sizes),
-        one per distinct table and module;
+      - a stack slot for its descriptor (`llvm.alloca`), filled by a call
+        `@muon_rt_buffers_alloc(slots, layouts, count)`, `layouts` being
+        the address of a private constant global of the buffers' tables
+        `{rank, bytes, alignment, sizes..., strides...}` one after the
+        other (identity strides: running products of the sizes), one
+        global per distinct list and module. Buffers allocated in one
+        block with nothing between them but pure ops, `memref.cast`s,
+        other allocations and calls of functions marked `muon.kernel`
+        (which neither allocate nor free) form a group: one call where
+        the first was allocates them all, their descriptors one after the
+        other in one slot (a struct of them; a group of one is its
+        descriptor's slot). Moving an allocation up over such ops keeps
+        the most memory held at once the same: nothing is freed between
+        the group's first and last allocation;
       - for its unranked views, the unranked descriptor `{rank, slot}`
         (`!llvm.struct<(i64, ptr)>`, brought back to the memref type by an
         unrealized cast that `reconcile-unrealized-casts` removes after
-        the conversion);
-      - for each deallocation, a call `@muon_rt_buffer_free(slot)`.
+        the conversion), where the group is allocated;
+      - for its deallocations, calls `@muon_rt_buffers_free(slot, layout,
+        count)`: deallocations in one block with nothing between them but
+        pure ops, casts and calls of `muon_rt_wait` (which releases and
+        never allocates) form a run, and where the run's last one was,
+        one call frees each stretch of consecutive members of a group
+        (a deallocation in a nested region or on a cycle: one call each).
     Other allocations are left to the conversion. Nothing is done where a
     descriptor is not laid out in 64-bit words (an index or pointer width
     other than 64 bits in the data layout or in `llvm.data_layout`). The

@@ -52,7 +52,7 @@ std::optional<int64_t> elementBytes(Type type) {
   return width / 8;
 }
 
-/// The table muon_rt_buffer_alloc reads for an allocation of `alloc`:
+/// The table muon_rt_buffers_alloc reads for an allocation of `alloc`:
 /// {rank, bytes, alignment, sizes..., strides...}, or none when the pass
 /// leaves it to the conversion.
 std::optional<SmallVector<int64_t>> layoutOf(memref::AllocOp alloc) {
@@ -129,6 +129,107 @@ bool descriptorsOf64BitWords(ModuleOp module) {
 
 struct MuonAllocateThroughRuntime
     : muon::impl::MuonAllocateThroughRuntimeBase<MuonAllocateThroughRuntime> {
+  /// What the grouping may move allocations and frees over, beside pure
+  /// ops: calls of the step's kernels (which neither allocate nor free),
+  /// and, for frees, waits (a request's completion only releases its
+  /// staging).
+  struct Movable {
+    llvm::DenseSet<StringAttr> kernels;
+    StringAttr wait;
+
+    /// Whether a later allocation may move up over `op`.
+    bool allocationOver(Operation &op) const {
+      if (auto call = dyn_cast<func::CallOp>(op))
+        return kernels.contains(call.getCalleeAttr().getAttr());
+      return pure(op);
+    }
+    /// Whether an earlier free may move down over `op`.
+    bool freeOver(Operation &op) const {
+      if (auto call = dyn_cast<func::CallOp>(op))
+        return call.getCalleeAttr().getAttr() == wait;
+      return pure(op);
+    }
+    static bool pure(Operation &op) {
+      return op.getNumRegions() == 0 &&
+             (isa<memref::CastOp>(op) || isMemoryEffectFree(&op));
+    }
+  };
+
+  /// Values made once per function, at the top of its entry block: the
+  /// stack slots (a block off every cycle runs once, so its slot may be
+  /// static, which is also what the JIT's fast instruction selector
+  /// takes), and the constants and table addresses the calls share.
+  struct EntryValues {
+    explicit EntryValues(Block &entry)
+        : entry(entry), b(entry.getParent()->getContext()),
+          loc(entry.getParent()->getLoc()),
+          i64(IntegerType::get(b.getContext(), 64)),
+          ptr(LLVM::LLVMPointerType::get(b.getContext())) {}
+    Value constant(int64_t v) {
+      Value &c = constants[v];
+      if (!c)
+        c = place(LLVM::ConstantOp::create(builder(), loc, i64, v));
+      return c;
+    }
+    Value address(LLVM::GlobalOp global) {
+      Value &a = addresses[global];
+      if (!a)
+        a = place(LLVM::AddressOfOp::create(builder(), loc, global));
+      return a;
+    }
+    Value slot(Type descriptor) {
+      Value size = constant(1);
+      return place(
+          LLVM::AllocaOp::create(builder(), loc, ptr, descriptor, size));
+    }
+    /// Member `index` of the struct `storage` points at (`fields` its
+    /// members' types); the slot itself for -1 (a group of one).
+    Value member(Value storage, int64_t index, ArrayRef<Type> fields) {
+      if (index < 0)
+        return storage;
+      Type type = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+      return place(LLVM::GEPOp::create(
+          builder(), loc, ptr, type, storage,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)}));
+    }
+    /// The address `offset` 64-bit words into `table`.
+    Value offset(Value table, int64_t words) {
+      if (words == 0)
+        return table;
+      Value &a = offsets[{table, words}];
+      if (!a)
+        a = place(LLVM::GEPOp::create(builder(), loc, ptr, i64, table,
+                                      ArrayRef<LLVM::GEPArg>{
+                                          static_cast<int32_t>(words)}));
+      return a;
+    }
+
+    /// The values made here stay a prefix of the entry block, in the order
+    /// made (each after those it uses); the block's other ops may be
+    /// rewritten or erased meanwhile.
+    OpBuilder &builder() {
+      if (last)
+        b.setInsertionPointAfter(last);
+      else
+        b.setInsertionPointToStart(&entry);
+      return b;
+    }
+    Value place(Operation *op) {
+      last = op;
+      return op->getResult(0);
+    }
+
+    Block &entry;
+    OpBuilder b;
+    Location loc;
+    Type i64, ptr;
+    Operation *last = nullptr;
+    llvm::DenseMap<int64_t, Value> constants;
+    llvm::DenseMap<Operation *, Value> addresses;
+    llvm::DenseMap<std::pair<Value, int64_t>, Value> offsets;
+  };
+
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!descriptorsOf64BitWords(module))
@@ -160,6 +261,14 @@ struct MuonAllocateThroughRuntime
       return global;
     };
 
+    Movable movable;
+    movable.wait = StringAttr::get(
+        &getContext(),
+        muon::runtimeSignature(&getContext(), muon::RuntimeFn::muon_rt_wait)
+            .name);
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr(muon::kKernelAttrName))
+        movable.kernels.insert(fn.getSymNameAttr());
     module.walk([&](func::FuncOp fn) {
       // Functions of another symbol table (a gpu.module) are device code,
       // which calls no host runtime and could not see the tables.
@@ -167,102 +276,128 @@ struct MuonAllocateThroughRuntime
         return;
       Region &body = fn.getBody();
       llvm::SmallPtrSet<Block *, 16> cyclic = muon::blocksOnCycles(body);
-      // Only ops of the function's own blocks: a nested region may be
-      // isolated or run more than once.
-      SmallVector<memref::AllocOp> allocs;
-      for (Block &block : body)
-        if (!cyclic.contains(&block))
-          for (auto alloc : block.getOps<memref::AllocOp>())
-            allocs.push_back(alloc);
       auto into = fn->getParentOfType<ModuleOp>();
       EntryValues entry(body.front());
-      for (memref::AllocOp alloc : allocs) {
-        std::optional<SmallVector<int64_t>> layout = layoutOf(alloc);
-        if (!layout || !onlyViewedAndFreed(alloc))
+      // Only ops of the function's own blocks: a nested region may be
+      // isolated or run more than once.
+      llvm::DenseMap<Operation *, Member> members;
+      for (Block &block : body) {
+        if (cyclic.contains(&block))
           continue;
-        rewrite(alloc, tableFor(into, *layout),
-                converter.convertType(alloc.getType()), entry, runtime);
+        for (SmallVector<Candidate> &group : groupsOf(block, movable)) {
+          SmallVector<int64_t> layouts;
+          SmallVector<Type> descriptors;
+          for (Candidate &c : group) {
+            llvm::append_range(layouts, c.layout);
+            descriptors.push_back(converter.convertType(c.alloc.getType()));
+          }
+          allocateGroup(group, tableFor(into, layouts), descriptors, entry,
+                        runtime, members);
+        }
+      }
+      for (Block &block : body)
+        if (!cyclic.contains(&block))
+          freeRuns(block, members, movable, entry, runtime);
+      // Frees elsewhere (in a nested region, in a block on a cycle): one
+      // call each.
+      for (auto &[op, m] : members) {
+        auto alloc = cast<memref::AllocOp>(op);
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+          OpBuilder b(user);
+          runtime.call(b, user->getLoc(), muon::RuntimeFn::muon_rt_buffers_free,
+                       {m.slot, m.layout, entry.constant(1)});
+          user->erase();
+        }
+        alloc.erase();
       }
     });
     if (runtime.failed())
       signalPassFailure();
   }
 
-  /// Values made once per function, at the top of its entry block: the
-  /// stack slots (a block off every cycle runs once, so its slot may be
-  /// static, which is also what the JIT's fast instruction selector
-  /// takes), and the constants and table addresses the calls share.
-  struct EntryValues {
-    explicit EntryValues(Block &entry)
-        : entry(entry), b(entry.getParent()->getContext()),
-          loc(entry.getParent()->getLoc()),
-          i64(IntegerType::get(b.getContext(), 64)),
-          ptr(LLVM::LLVMPointerType::get(b.getContext())) {}
-    Value constant(int64_t v) {
-      Value &c = constants[v];
-      if (!c)
-        c = place(LLVM::ConstantOp::create(builder(), loc, i64, v));
-      return c;
-    }
-    Value address(LLVM::GlobalOp global) {
-      Value &a = addresses[global];
-      if (!a)
-        a = place(LLVM::AddressOfOp::create(builder(), loc, global));
-      return a;
-    }
-    Value slot(Type descriptor) {
-      Value size = constant(1);
-      return place(
-          LLVM::AllocaOp::create(builder(), loc, ptr, descriptor, size));
-    }
-
-    /// The values made here stay a prefix of the entry block, in the order
-    /// made (each after those it uses); the block's other ops may be
-    /// rewritten or erased meanwhile.
-    OpBuilder &builder() {
-      if (last)
-        b.setInsertionPointAfter(last);
-      else
-        b.setInsertionPointToStart(&entry);
-      return b;
-    }
-    Value place(Operation *op) {
-      last = op;
-      return op->getResult(0);
-    }
-
-    Block &entry;
-    OpBuilder b;
-    Location loc;
-    Type i64, ptr;
-    Operation *last = nullptr;
-    llvm::DenseMap<int64_t, Value> constants;
-    llvm::DenseMap<Operation *, Value> addresses;
+  /// A buffer the runtime allocates: its alloc and layout table.
+  struct Candidate {
+    memref::AllocOp alloc;
+    SmallVector<int64_t> layout;
+  };
+  /// Where an allocated buffer's descriptor lies: its group's storage,
+  /// its index there, and the address of its own layout table.
+  struct Member {
+    Value storage;
+    int64_t index;
+    Value slot, layout;
   };
 
-  static void rewrite(memref::AllocOp alloc, LLVM::GlobalOp table,
-                      Type descriptor, EntryValues &entry,
-                      muon::RuntimeCalls &runtime) {
-    Location loc = alloc.getLoc();
-    int64_t rank = alloc.getType().getRank();
-    Value slot = entry.slot(descriptor);
-    OpBuilder b(alloc);
-    runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffer_alloc,
-                 {slot, entry.address(table)});
+  /// The runtime's buffers of `block`, in groups that one call allocates
+  /// where the first was: a group's later allocations move up over ops
+  /// that neither free nor allocate (pure ops and the step's kernels),
+  /// which leaves the peak of the memory held unchanged (between the
+  /// first and the last allocation of a group nothing is freed).
+  static SmallVector<SmallVector<Candidate>> groupsOf(Block &block,
+                                                      const Movable &movable) {
+    SmallVector<SmallVector<Candidate>> groups;
+    bool open = false;
+    for (Operation &op : block) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        std::optional<SmallVector<int64_t>> layout = layoutOf(alloc);
+        if (layout && onlyViewedAndFreed(alloc)) {
+          if (!open)
+            groups.emplace_back();
+          groups.back().push_back({alloc, std::move(*layout)});
+          open = true;
+          continue;
+        }
+        // Another allocation: the group's may move over it.
+        continue;
+      }
+      if (!movable.allocationOver(op))
+        open = false;
+    }
+    return groups;
+  }
 
-    // The unranked descriptor {rank, slot}, as the conversion builds one.
-    Type unrankedType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {entry.i64, entry.ptr});
-    Value view = LLVM::PoisonOp::create(b, loc, unrankedType);
-    view = LLVM::InsertValueOp::create(b, loc, view, entry.constant(rank),
-                                       ArrayRef<int64_t>{0});
-    view = LLVM::InsertValueOp::create(b, loc, view, slot,
-                                       ArrayRef<int64_t>{1});
-
-    Type viewType;
-    Value asMemRef;
-    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
-      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+  /// One runtime call allocates `group` where its first buffer was: the
+  /// descriptors lie one after the other in one stack slot (a struct of
+  /// them), read with `layouts` (the members' tables one after the other).
+  static void allocateGroup(MutableArrayRef<Candidate> group, LLVM::GlobalOp layouts,
+                            ArrayRef<Type> descriptors, EntryValues &entry,
+                            muon::RuntimeCalls &runtime,
+                            llvm::DenseMap<Operation *, Member> &members) {
+    memref::AllocOp first = group.front().alloc;
+    Location loc = first.getLoc();
+    MLIRContext *ctx = first.getContext();
+    // A group of one is its descriptor's slot.
+    Value storage = entry.slot(
+        descriptors.size() == 1
+            ? descriptors.front()
+            : LLVM::LLVMStructType::getLiteral(ctx, descriptors));
+    Value table = entry.address(layouts);
+    OpBuilder b(first);
+    runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffers_alloc,
+                 {storage, table,
+                  entry.constant(static_cast<int64_t>(group.size()))});
+    int64_t offset = 0;
+    for (auto [i, c] : llvm::enumerate(group)) {
+      Value slot = entry.member(storage, descriptors.size() > 1 ? i : -1,
+                                descriptors);
+      Value layout = entry.offset(table, offset);
+      offset += static_cast<int64_t>(c.layout.size());
+      members[c.alloc] = {storage, static_cast<int64_t>(i), slot, layout};
+      // The unranked descriptor {rank, slot}, as the conversion builds one.
+      Type unrankedType =
+          LLVM::LLVMStructType::getLiteral(ctx, {entry.i64, entry.ptr});
+      Value view = LLVM::PoisonOp::create(b, loc, unrankedType);
+      view = LLVM::InsertValueOp::create(
+          b, loc, view, entry.constant(c.alloc.getType().getRank()),
+          ArrayRef<int64_t>{0});
+      view = LLVM::InsertValueOp::create(b, loc, view, slot,
+                                         ArrayRef<int64_t>{1});
+      Type viewType;
+      Value asMemRef;
+      for (Operation *user : llvm::make_early_inc_range(c.alloc->getUsers())) {
+        auto cast = dyn_cast<memref::CastOp>(user);
+        if (!cast)
+          continue; // a dealloc: freeRuns
         if (cast.getType() != viewType) {
           viewType = cast.getType();
           asMemRef = UnrealizedConversionCastOp::create(b, loc, viewType, view)
@@ -270,15 +405,67 @@ struct MuonAllocateThroughRuntime
         }
         cast.replaceAllUsesWith(asMemRef);
         cast.erase();
-        continue;
       }
-      OpBuilder at(user);
-      runtime.call(at, user->getLoc(), muon::RuntimeFn::muon_rt_buffer_free,
-                   {slot});
-      user->erase();
     }
-    alloc.erase();
   }
+
+  /// The frees of `block`'s runtime buffers, in runs of frees with nothing
+  /// between them that allocates: a run frees each stretch of one group's
+  /// descriptors (consecutive indices) with one call, where its last free
+  /// was.
+  static void freeRuns(Block &block,
+                       llvm::DenseMap<Operation *, Member> &members,
+                       const Movable &movable, EntryValues &entry,
+                       muon::RuntimeCalls &runtime) {
+    SmallVector<memref::DeallocOp> run;
+    auto flush = [&] {
+      if (run.empty())
+        return;
+      SmallVector<std::pair<Member, memref::AllocOp>> freed;
+      for (memref::DeallocOp d : run) {
+        auto alloc = d.getMemref().getDefiningOp<memref::AllocOp>();
+        freed.push_back({members.lookup(alloc), alloc});
+      }
+      // By group (in order of first appearance), then index.
+      llvm::DenseMap<Value, unsigned> groupOrder;
+      for (auto &[m, alloc] : freed)
+        groupOrder.try_emplace(m.storage, groupOrder.size());
+      llvm::stable_sort(freed, [&](auto &x, auto &y) {
+        unsigned gx = groupOrder.lookup(x.first.storage),
+                 gy = groupOrder.lookup(y.first.storage);
+        return gx != gy ? gx < gy : x.first.index < y.first.index;
+      });
+      OpBuilder b(run.back());
+      b.setInsertionPointAfter(run.back());
+      Location loc = run.back().getLoc();
+      for (size_t i = 0; i < freed.size();) {
+        size_t j = i + 1;
+        while (j < freed.size() && freed[j].first.storage == freed[i].first.storage &&
+               freed[j].first.index == freed[j - 1].first.index + 1)
+          ++j;
+        runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffers_free,
+                     {freed[i].first.slot, freed[i].first.layout,
+                      entry.constant(static_cast<int64_t>(j - i))});
+        i = j;
+      }
+      for (memref::DeallocOp d : run)
+        d.erase();
+      run.clear();
+    };
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (auto d = dyn_cast<memref::DeallocOp>(op)) {
+        auto alloc = d.getMemref().getDefiningOp<memref::AllocOp>();
+        if (alloc && members.count(alloc)) {
+          run.push_back(d);
+          continue;
+        }
+      }
+      if (!movable.freeOver(op))
+        flush();
+    }
+    flush();
+  }
+
 };
 
 } // namespace

@@ -31,7 +31,7 @@ extern "C" {
  * A callee reads the ranked descriptor during the call and never writes
  * it or keeps its address: compiled steps point `descriptor` straight at
  * the caller's descriptor of an argument (muon-forward-argument-
- * descriptors), so it is shared, read-only memory. (muon_rt_buffer_alloc
+ * descriptors), so it is shared, read-only memory. (muon_rt_buffers_alloc
  * writes a descriptor into the step's stack slot before any unranked
  * memref points at it.) */
 typedef struct {
@@ -253,18 +253,25 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected);
 
 /*--- Buffers of the step ---------------------------------------------------*/
-/* A buffer the step allocates and hands to calls as an unranked memref
- * (muon-allocate-through-runtime). `layout` is a constant table
+/* Buffers the step allocates together and hands to calls as unranked memrefs
+ * (muon-allocate-through-runtime). `layouts` is `count` constant tables one
+ * after the other, each
  *   { rank, bytes, alignment, sizes[rank], strides[rank] }
- * and `descriptor` room for the buffer's ranked descriptor, which this
- * writes whole: allocated and aligned pointer (both the address of `bytes`
- * bytes aligned to `alignment`, a power of two, from the step heap that
+ * and `descriptors` room for the `count` buffers' ranked descriptors one
+ * after the other (8 * (3 + 2 * rank) bytes each, as an LLVM struct of them
+ * lays them out). For each buffer this writes the whole descriptor:
+ * allocated and aligned pointer (both the address of `bytes` bytes aligned
+ * to `alignment`, a power of two, from the step heap that
  * _mlir_memref_to_llvm_aligned_alloc also serves), offset 0, then the sizes
  * and strides. Out of memory fails like any runtime call. */
-void muon_rt_buffer_alloc(void *descriptor, const int64_t *layout);
-/* Frees the buffer whose descriptor muon_rt_buffer_alloc wrote at
- * `descriptor` (reading its allocated pointer). */
-void muon_rt_buffer_free(void *descriptor);
+void muon_rt_buffers_alloc(void *descriptors, const int64_t *layouts,
+                           int64_t count);
+/* Frees the `count` buffers whose descriptors muon_rt_buffers_alloc wrote at
+ * `descriptors` (a run of them from one call, or of several calls' when
+ * they lie one after the other), reading each allocated pointer; `layouts`
+ * their tables, as muon_rt_buffers_alloc read them. */
+void muon_rt_buffers_free(void *descriptors, const int64_t *layouts,
+                          int64_t count);
 
 /*--- target=cuda ------------------------------------------------------------*/
 /* A target=cuda step calls muon_rt_cuda_step_begin first (it returns the
