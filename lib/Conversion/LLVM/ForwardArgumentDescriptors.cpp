@@ -17,10 +17,10 @@
 
 #include "muon/Conversion/Passes.h"
 #include "muon/Support/AggregateLeaves.h"
+#include "muon/Support/EraseDead.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace muon {
@@ -160,24 +160,6 @@ LLVM::StoreOp singleStore(LLVM::AllocaOp alloca) {
   return found;
 }
 
-/// Erases `root` and what only it used, while trivially dead.
-void eraseDeadChain(Operation *root) {
-  SmallVector<Operation *> work{root};
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!isOpTriviallyDead(op))
-      continue;
-    SmallVector<Operation *> defs;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        defs.push_back(def);
-    op->erase();
-    for (Operation *def : defs)
-      if (def->use_empty())
-        work.push_back(def);
-  }
-}
-
 struct MuonForwardArgumentDescriptors
     : muon::impl::MuonForwardArgumentDescriptorsBase<
           MuonForwardArgumentDescriptors> {
@@ -213,9 +195,7 @@ struct MuonForwardArgumentDescriptors
       Operation *value = store.getValue().getDefiningOp();
       store.erase();
       alloca.getResult().replaceAllUsesWith(load.getAddr());
-      eraseDeadChain(alloca);
-      if (value)
-        eraseDeadChain(value);
+      muon::eraseDeadDefinitions({alloca.getOperation(), value});
     }
   }
 };

@@ -16,11 +16,11 @@
 
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/RuntimeCalls.h"
+#include "muon/Support/EraseDead.h"
 #include "muon/Support/SymbolReferences.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -171,28 +171,6 @@ std::optional<ConstantDescriptor> matchConstant(ValueRange fields) {
   return d;
 }
 
-/// Erases the ops of `values`, and in turn what only they used, while
-/// trivially dead (an op may define several of the values).
-void eraseIfDead(ValueRange values) {
-  SmallVector<Operation *> work;
-  for (Value v : values)
-    if (Operation *def = v.getDefiningOp())
-      work.push_back(def);
-  llvm::SmallPtrSet<Operation *, 16> erased;
-  while (!work.empty()) {
-    Operation *next = work.pop_back_val();
-    // Compared, never read: a pointer to an erased op.
-    if (erased.contains(next) || !next->use_empty() ||
-        !isOpTriviallyDead(next))
-      continue;
-    for (Value operand : next->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        work.push_back(def);
-    erased.insert(next);
-    next->erase();
-  }
-}
-
 struct MuonTablesByReference
     : muon::impl::MuonTablesByReferenceBase<MuonTablesByReference> {
   void runOnOperation() override {
@@ -320,7 +298,10 @@ struct MuonTablesByReference
     call.erase();
     // The fields' constants, where nothing else uses them (they would
     // still cost the translation).
-    eraseIfDead(old);
+    SmallVector<Operation *> defs;
+    for (Value v : old)
+      defs.push_back(v.getDefiningOp());
+    muon::eraseDeadDefinitions(defs);
     rewrote.insert(w.wrapper);
   }
 
