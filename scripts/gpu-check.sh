@@ -108,6 +108,18 @@ step_check() { # NAME ARGS...: one muon-run; its verdict and timing
   [ $rc -eq 0 ] || status=1
 }
 if [ -n "$muonrun" ]; then
+  # Every collective of the runtime on device buffers of this GPU, 3 ranks
+  # sharing it over MPI (test/Runtime/collectives-cuda.test).
+  say "== the runtime's collectives on device buffers (muon-runtime-collectives-check device)"
+  log="$report/collectives-device.log"
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 \
+      "$(dirname "$muonrun")/muon-runtime-collectives-check" device >"$log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ] && ! grep -q MISMATCH "$log"; then
+    say "$(printf '%-24s %s' "collectives, 3 ranks" "PASS: $(grep -c '^ok ' "$log") cases")"
+  else
+    say "$(printf '%-24s %s' "collectives, 3 ranks" "FAIL (rc $rc): $(grep -m1 -E 'MISMATCH|muon-rt: error' "$log")")"; status=1
+  fi
   say "== the step with target=cuda against the single-device reference (muon-run)"
   steps=$(mktemp -d)
   gen=$root/test/Run/Inputs/gen_step.py

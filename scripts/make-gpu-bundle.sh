@@ -33,9 +33,12 @@ g++ -O2 -s -o "$stage/bin/muon-run" tools/muon-run/CMakeFiles/muon-run.dir/*.o \
   lib/libmuon_runtime.so -lopenblas -lz -lzstd -ltinfo -lpthread -ldl \
   -Wl,--gc-sections -Wl,-rpath,'$ORIGIN/../lib'
 cp lib/libmuon_runtime.so lib/libmuon_runtime_cuda.so "$stage/lib/"
+# The runtime's collectives on device buffers, checked on data by
+# scripts/gpu-check.sh (it needs only libmuon_runtime.so).
+cp bin/muon-runtime-collectives-check "$stage/bin/"
 # memrefCopy, the C runner utility compiled steps call, is in the runtime.
 for dep in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
-  cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d {print $NF; exit}')" "$stage/lib/$dep"
+  cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d && !found {print $NF; found = 1}')" "$stage/lib/$dep"
 done
 # Open MPI, relocatable: OPAL_PREFIX=<bundle> makes it look for its plugins
 # and help texts under the bundle in the layout its build recorded (Debian:
@@ -54,7 +57,9 @@ if command -v ompi_info >/dev/null; then
   cp -r "$pkgdatadir/." "$stage/$(relative "$pkgdatadir")/"
   # The libraries of Open MPI's core and of its plain plugins.
   mpi_lib() { # NAME: the library the loader resolves for mpirun's plugins
-    ldconfig -p | awk -v d="$1" '$1 == d {print $NF; exit}'
+    # (awk reads to the end: an early exit would end ldconfig with SIGPIPE,
+    # which pipefail turns into a failure of the whole script)
+    ldconfig -p | awk -v d="$1" '$1 == d && !found {print $NF; found = 1}'
   }
   keep="libmpi.so.40 libopen-rte.so.40 libopen-pal.so.40 libhwloc.so.15
         libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7 libudev.so.1

@@ -3,8 +3,12 @@
 // The collectives the runtime needs, on contiguous float buffers, as
 // non-blocking primitives. Packing, uneven pieces, dims other than 0,
 // averaging, timeouts and error reporting live above this interface
-// (Collectives.cpp) so that every backend gets them for free: the MPI backend
-// here, an NCCL backend beside it later.
+// (Collectives.cpp) so that every backend gets them for free: MPI and NCCL.
+//
+// In a target=cuda step the tensors are in device memory. A backend that
+// takes device pointers (NCCL) gets them as they are; the others (MPI) are
+// reached through tensorBackend(), which stages each primitive's input and
+// output through host memory (HostStaging.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +58,11 @@ public:
   virtual std::string name() const = 0;
   virtual int64_t worldRank() const = 0;
   virtual int64_t worldSize() const = 0;
+  /// This process's index in backend communicator `comm`.
+  virtual int64_t commRank(int comm) const = 0;
+  /// Whether the tensor primitives below take device pointers in a
+  /// target=cuda step (they always take host pointers outside one).
+  virtual bool takesDevicePointers() const { return false; }
   /// Creates the communicator of the world ranks sharing `color`, ordered by
   /// `key`. Collective over the world. Returns a backend communicator id.
   virtual int split(int64_t color, int64_t key, std::string &error) = 0;
@@ -99,6 +108,10 @@ std::unique_ptr<Backend> createMpiBackend(int *argc, char ***argv);
 /// communicator), the rest over MPI.
 std::unique_ptr<Backend> createNcclBackend(int *argc, char ***argv);
 void startBackend(int *argc, char ***argv);
+/// The backend for the tensor primitives of the collective being called:
+/// backend() itself, except in a target=cuda step over a backend that does
+/// not take device pointers, where it is backend() behind host staging.
+Backend &tensorBackend();
 
 } // namespace rt
 } // namespace muon

@@ -16,7 +16,6 @@
 
 #include "muon/Runtime/BroadcastBatch.h"
 
-#include <cstring>
 #include <map>
 #include <memory>
 
@@ -43,8 +42,6 @@ struct Item {
   int64_t piece = 0;
   /// Elements of member `m`'s piece (as the root's full tensor holds it).
   int64_t block(int64_t m) const { return outer * extents[m] * inner; }
-  /// Host copies of `in` and `out` in a target=cuda step (Call::mirrors).
-  Mirrors mirrors;
 };
 
 struct Batch {
@@ -117,9 +114,7 @@ void planGather(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   x.allocate(r, counts.own, counts.rooted);
   std::vector<int64_t> at = x.send.displs;
   for (const Item &it : b.items) {
-    if (it.piece)
-      std::memcpy(x.sendBuf + at[it.root], it.in.data,
-                  sizeof(float) * it.piece);
+    copyFloats(x.sendBuf + at[it.root], it.in.data, it.piece);
     at[it.root] += it.piece;
   }
   std::vector<Item> items = b.items;
@@ -162,8 +157,7 @@ void planScatter(Batch &b, const Communicator &c, Request &r, Exchange &x) {
   r.finish = [items, recv, rc] {
     std::vector<int64_t> at = rc.displs;
     for (const Item &it : items) {
-      if (it.piece)
-        std::memcpy(it.out.data, recv + at[it.root], sizeof(float) * it.piece);
+      copyFloats(it.out.data, recv + at[it.root], it.piece);
       at[it.root] += it.piece;
     }
   };
@@ -244,23 +238,22 @@ int64_t planBroadcastSplit(Batch &b, const Communicator &c, Request &r) {
       if (it.root != me)
         continue;
       int64_t n = broadcastChunk(it.piece, k, d);
-      if (n)
-        std::memcpy(at, it.in.data + broadcastChunkOffset(it.piece, k, d),
-                    sizeof(float) * n);
+      copyFloats(at, it.in.data + broadcastChunkOffset(it.piece, k, d), n);
       at += n;
     }
   }
   std::string error;
-  Backend::Op scatter = backend().allToAllV(c.backendId, sendBuf, send,
-                                            recvBuf, recv, error);
+  Backend &transport = tensorBackend();
+  Backend::Op scatter =
+      transport.allToAllV(c.backendId, sendBuf, send, recvBuf, recv, error);
   if (!scatter)
     fatal(r.name, r.comm, error);
   int backendId = c.backendId;
   int64_t mine = recv.total();
   r.op = std::make_unique<ThenOp>(
       std::move(scatter),
-      [backendId, recvBuf, mine, allBuf, all](std::string &e) {
-        return backend().allGatherV(backendId, recvBuf, mine, allBuf, all, e);
+      [&transport, backendId, recvBuf, mine, allBuf, all](std::string &e) {
+        return transport.allGatherV(backendId, recvBuf, mine, allBuf, all, e);
       });
   std::vector<Item> items = b.items;
   r.finish = [items, allBuf, all, k] {
@@ -271,9 +264,8 @@ int64_t planBroadcastSplit(Batch &b, const Communicator &c, Request &r) {
           if (it.root != s)
             continue;
           int64_t n = broadcastChunk(it.piece, k, m);
-          if (n)
-            std::memcpy(it.out.data + broadcastChunkOffset(it.piece, k, m),
-                        block, sizeof(float) * n);
+          copyFloats(it.out.data + broadcastChunkOffset(it.piece, k, m), block,
+                     n);
           block += n;
         }
     }
@@ -299,19 +291,18 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
                                      muon_rt_memref *out, int64_t dim,
                                      int64_t root, muon_rt_i64_array *ext) {
   Batch &b = batchOf(batch, "batch_item");
-  std::string name = std::string(nameOf(b.kind)) + " item " +
-                     std::to_string(b.items.size());
+  std::string name =
+      std::string(nameOf(b.kind)) + " item " + std::to_string(b.items.size());
   Call c(name, b.comm, in, out, /*counted=*/false);
   Item it;
-  it.mirrors = c.mirrors;
   c.checkRoot(root);
   it.root = root;
   if (b.kind == BroadcastKind) {
     // A scatter in which every member's piece is the root's whole operand:
     // one block of one "row" of all its elements, at offset 0.
     if (c.comm->rank == root && c.in.shape != c.out.shape)
-      c.fail("operand " + c.in.shapeStr() + " and result " +
-             c.out.shapeStr() + " differ");
+      c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
+             " differ");
     it.in = c.in;
     it.out = c.out;
     it.piece = c.out.numElements();
@@ -328,7 +319,8 @@ void _mlir_ciface_muon_rt_batch_item(int64_t batch, muon_rt_memref *in,
   const TensorView &piece = gathering ? c.in : c.out;
   const TensorView &full = gathering ? c.out : c.in;
   if (isRoot)
-    c.checkPieces(piece, full, dim, it.extents, gathering ? "operand" : "result",
+    c.checkPieces(piece, full, dim, it.extents,
+                  gathering ? "operand" : "result",
                   gathering ? "result" : "operand");
   else
     c.checkPiece(piece, dim, it.extents, gathering ? "operand" : "result");
@@ -350,10 +342,13 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
   open.erase(batch);
   const Communicator &c = communicator(b.comm, nameOf(b.kind));
   counters().collectives++;
-  Request r{nullptr, {}, {}, {}, nameOf(b.kind), c.name,
+  Request r{nullptr,
+            {},
+            {},
+            {},
+            nameOf(b.kind),
+            c.name,
             tracing() ? traceNow() : 0.0};
-  for (const Item &it : b.items)
-    r.mirrors.insert(r.mirrors.end(), it.mirrors.begin(), it.mirrors.end());
   if (b.kind == BroadcastKind &&
       broadcastByScatterAllGather(broadcastLoads(broadcastItems(b), c.size))) {
     // Named apart in errors and measured timelines.
@@ -368,8 +363,8 @@ int64_t muon_rt_batch_end(int64_t batch, int64_t async) {
     planScatter(b, c, r, x);
   counters().bytes_sent += 4 * x.send.total();
   std::string error;
-  r.op = backend().allToAllV(c.backendId, x.sendBuf, x.send, x.recvBuf,
-                             x.recv, error);
+  r.op = tensorBackend().allToAllV(c.backendId, x.sendBuf, x.send, x.recvBuf,
+                                   x.recv, error);
   if (!r.op)
     fatal(r.name, r.comm, error);
   return submit(std::move(r), async);

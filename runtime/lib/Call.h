@@ -14,6 +14,7 @@
 #include "Backend.h"
 #include "CudaStep.h"
 #include "Errors.h"
+#include "Staging.h"
 #include "State.h"
 #include "Tensor.h"
 #include "Trace.h"
@@ -30,17 +31,14 @@ namespace rt {
 struct Request {
   Backend::Op op;
   std::function<void()> finish; // Unpack / average after completion.
-  std::vector<float> staging;
-  /// An asynchronous call's copy of what it sends: the caller's buffer may
-  /// be freed before the wait (results may not: they are written until it).
-  std::vector<float> sent;
+  Staging staging;
+  /// A copy of what the call sends where the operand itself cannot be
+  /// handed over: an asynchronous call's (the caller's buffer may be freed
+  /// before the wait; results may not: they are written until it), or in a
+  /// target=cuda step an operand that overlaps the result.
+  Staging sent;
   std::string name, comm;
   double issued = 0; // trace clock at the call (when tracing)
-  /// In a target=cuda step, the host copies of the device buffers the
-  /// call works on; results are copied back to the device when the
-  /// request is destroyed, after `finish`. (Initialised here, so that the
-  /// aggregate initialisations that leave it out need not name it.)
-  Mirrors mirrors{};
 };
 
 /// Completes `r` synchronously (async == 0, returns 0) or files it as a
@@ -59,57 +57,41 @@ struct Call {
   const Communicator *comm;
   TensorView in, out;
 
-  /// In a target=cuda step: host copies of `in` and `out` (which `in` and
-  /// `out` then point to), `out`'s copied back when the request completes.
-  Mirrors mirrors;
   /// `counted`: one collective call of this rank (a batch item is not one:
-  /// its batch is). `readsData`: false for a call that reads shapes only.
+  /// its batch is).
   Call(std::string name, int64_t handle, muon_rt_memref *i, muon_rt_memref *o,
-       bool counted = true, bool readsData = true)
+       bool counted = true)
       : name(std::move(name)),
         comm(&communicator(handle, this->name.c_str())) {
     in = viewOf(i, this->name.c_str(), comm->name);
     out = viewOf(o, this->name.c_str(), comm->name);
     if (counted)
       counters().collectives++;
-    if (readsData && deviceResident())
-      stageThroughHost();
-  }
-  /// Points `in` and `out` at host mirrors of their device buffers: one
-  /// mirror of their union when they overlap (an in-place call, or a
-  /// piece that is part of the full tensor), written back whole.
-  void stageThroughHost() {
-    float *inDevice = in.data, *outDevice = out.data;
-    auto inCount = static_cast<size_t>(in.numElements());
-    auto outCount = static_cast<size_t>(out.numElements());
-    if (inDevice && outDevice && inDevice < outDevice + outCount &&
-        outDevice < inDevice + inCount) {
-      float *low = std::min(inDevice, outDevice);
-      float *high = std::max(inDevice + inCount, outDevice + outCount);
-      mirrors.push_back(std::make_shared<HostMirror>(
-          low, static_cast<size_t>(high - low), true, name));
-      in.data = mirrors.back()->data() + (inDevice - low);
-      out.data = mirrors.back()->data() + (outDevice - low);
-      return;
-    }
-    if (outDevice) {
-      mirrors.push_back(
-          std::make_shared<HostMirror>(outDevice, outCount, true, name));
-      out.data = mirrors.back()->data();
-    }
-    if (inDevice) {
-      mirrors.push_back(
-          std::make_shared<HostMirror>(inDevice, inCount, false, name));
-      in.data = mirrors.back()->data();
-    }
   }
   [[noreturn]] void fail(const std::string &cause) const {
     fatal(name, comm->name, cause);
   }
-  Request request() const {
-    return Request{nullptr,    {}, {}, {}, name, comm->name,
-                   tracing() ? traceNow() : 0.0, mirrors};
+  /// The request of a single collective, made before it reads `in`. In a
+  /// target=cuda step an operand that overlaps the result other than
+  /// exactly (a piece inside the full tensor) is first copied apart: NCCL
+  /// reads device buffers while it writes them.
+  Request request() {
+    Request r{nullptr, {}, {}, {}, name, comm->name,
+              tracing() ? traceNow() : 0.0};
+    int64_t nIn = in.numElements(), nOut = out.numElements();
+    bool overlaps = in.data && out.data && in.data < out.data + nOut &&
+                    out.data < in.data + nIn;
+    if (deviceResident() && overlaps &&
+        !(in.data == out.data && nIn == nOut)) {
+      float *copy = r.sent.resize(nIn);
+      copyFloats(copy, in.data, nIn);
+      in.data = copy;
+      operandCopied = true;
+    }
+    return r;
   }
+  /// Whether request() gave the operand a copy of its own.
+  bool operandCopied = false;
   void check(Backend::Op &op, const std::string &error) const {
     if (!op)
       fail(error);
@@ -162,18 +144,6 @@ struct Call {
            std::to_string(total) + " along dim " + std::to_string(dim));
   }
 };
-
-/// Copies one member's block (outer x extent x inner, contiguous at `block`)
-/// to or from the tensor `full` of `total` along the split dim, where the
-/// block starts at `offset` along that dim.
-void copyBlock(float *full, float *block, int64_t total, int64_t offset,
-               int64_t extent, int64_t outer, int64_t inner, bool toBlock);
-
-/// Moves member blocks between "concatenated along dim" (full) and
-/// "member after member" (staged) order. Block i is outer x extents[i] x
-/// inner.
-void restage(float *full, float *staged, const std::vector<int64_t> &extents,
-             int64_t outer, int64_t inner, bool toStaged);
 
 /// Counts of member blocks of outer x extents[i] x inner elements.
 Counts blockCounts(const std::vector<int64_t> &extents, int64_t outer,

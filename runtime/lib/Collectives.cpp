@@ -66,8 +66,7 @@ void waitFor(Request &r) {
       std::this_thread::yield();
     else
       std::this_thread::sleep_for(std::chrono::microseconds(100));
-    double waited =
-        std::chrono::duration<double>(clock::now() - start).count();
+    double waited = std::chrono::duration<double>(clock::now() - start).count();
     if (waited > limit)
       fatal(r.name, r.comm,
             "timed out after " + std::to_string(static_cast<int>(limit)) +
@@ -101,37 +100,6 @@ int64_t muon::rt::submit(Request r, int64_t async) {
   return id;
 }
 
-void muon::rt::copyBlock(float *full, float *block, int64_t total,
-                         int64_t offset, int64_t extent, int64_t outer,
-                         int64_t inner, bool toBlock) {
-  size_t bytes = sizeof(float) * extent * inner;
-  if (!bytes)
-    return;
-  for (int64_t o = 0; o < outer; ++o) {
-    float *f = full + (o * total + offset) * inner;
-    float *b = block + o * extent * inner;
-    if (toBlock)
-      std::memcpy(b, f, bytes);
-    else
-      std::memcpy(f, b, bytes);
-  }
-}
-
-void muon::rt::restage(float *full, float *staged,
-                       const std::vector<int64_t> &extents, int64_t outer,
-                       int64_t inner, bool toStaged) {
-  int64_t total = 0;
-  for (int64_t e : extents)
-    total += e;
-  int64_t stagedOff = 0, dimOff = 0;
-  for (int64_t e : extents) {
-    copyBlock(full, staged + stagedOff, total, dimOff, e, outer, inner,
-              toStaged);
-    stagedOff += outer * e * inner;
-    dimOff += e;
-  }
-}
-
 namespace {
 
 /// Where a gather-like call receives: straight into `out` when the pieces
@@ -151,8 +119,8 @@ float *receiveBuffer(Request &r, const TensorView &out,
 
 } // namespace
 
-Counts muon::rt::blockCounts(const std::vector<int64_t> &extents,
-                             int64_t outer, int64_t inner) {
+Counts muon::rt::blockCounts(const std::vector<int64_t> &extents, int64_t outer,
+                             int64_t inner) {
   std::vector<int64_t> n;
   for (int64_t e : extents)
     n.push_back(outer * e * inner);
@@ -160,11 +128,6 @@ Counts muon::rt::blockCounts(const std::vector<int64_t> &extents,
 }
 
 namespace {
-
-void scaleBy(float *data, int64_t n, float s) {
-  for (int64_t i = 0; i < n; ++i)
-    data[i] *= s;
-}
 
 Reduce reduceOf(int64_t r, const Call &call) {
   switch (r) {
@@ -199,8 +162,8 @@ int64_t _mlir_ciface_muon_rt_all_gather(int64_t comm, muon_rt_memref *in,
       receiveBuffer(r, c.out, extents, outer, inner, counts.total());
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().allGatherV(c.comm->backendId, c.in.data, c.in.numElements(),
-                              target, counts, error);
+  r.op = tensorBackend().allGatherV(c.comm->backendId, c.in.data,
+                                    c.in.numElements(), target, counts, error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -223,14 +186,15 @@ int64_t _mlir_ciface_muon_rt_gather(int64_t comm, muon_rt_memref *in,
                                                        inner, counts.total())
                                        : c.out.data;
   const float *source = c.in.data;
-  if (async) {
-    r.sent.assign(c.in.data, c.in.data + c.in.numElements());
-    source = r.sent.data();
+  if (async && !c.operandCopied) {
+    float *copy = r.sent.resize(c.in.numElements());
+    copyFloats(copy, c.in.data, c.in.numElements());
+    source = copy;
   }
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().gatherV(c.comm->backendId, source, c.in.numElements(),
-                           target, counts, static_cast<int>(root), error);
+  r.op = tensorBackend().gatherV(c.comm->backendId, source, c.in.numElements(),
+                                 target, counts, static_cast<int>(root), error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -258,8 +222,9 @@ int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
   std::string error;
   if (c.comm->rank == root)
     counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().scatterV(c.comm->backendId, source, counts, c.out.data,
-                            c.out.numElements(), static_cast<int>(root), error);
+  r.op = tensorBackend().scatterV(c.comm->backendId, source, counts, c.out.data,
+                                  c.out.numElements(), static_cast<int>(root),
+                                  error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -286,12 +251,12 @@ int64_t _mlir_ciface_muon_rt_reduce_scatter(int64_t comm, muon_rt_memref *in,
     float *o = c.out.data;
     int64_t n = c.out.numElements();
     float s = 1.0f / static_cast<float>(c.comm->size);
-    r.finish = [=] { scaleBy(o, n, s); };
+    r.finish = [=] { scaleFloats(o, n, s); };
   }
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().reduceScatterV(c.comm->backendId, source, c.out.data,
-                                  counts, red, error);
+  r.op = tensorBackend().reduceScatterV(c.comm->backendId, source, c.out.data,
+                                        counts, red, error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -309,12 +274,12 @@ int64_t _mlir_ciface_muon_rt_all_reduce(int64_t comm, muon_rt_memref *in,
   if (red == Reduce::Avg) {
     float *o = c.out.data;
     float s = 1.0f / static_cast<float>(c.comm->size);
-    r.finish = [=] { scaleBy(o, n, s); };
+    r.finish = [=] { scaleFloats(o, n, s); };
   }
   std::string error;
   counters().bytes_sent += 4 * n;
-  r.op = backend().allReduce(c.comm->backendId, c.in.data, c.out.data, n, red,
-                             error);
+  r.op = tensorBackend().allReduce(c.comm->backendId, c.in.data, c.out.data, n,
+                                   red, error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -328,14 +293,14 @@ int64_t _mlir_ciface_muon_rt_broadcast(int64_t comm, muon_rt_memref *in,
     c.fail("operand " + c.in.shapeStr() + " and result " + c.out.shapeStr() +
            " differ");
   int64_t n = c.out.numElements();
-  if (c.comm->rank == root && c.in.data != c.out.data && n)
-    std::memcpy(c.out.data, c.in.data, sizeof(float) * n);
   Request r = c.request();
+  if (c.comm->rank == root)
+    copyFloats(c.out.data, c.in.data, n);
   std::string error;
   if (c.comm->rank == root)
     counters().bytes_sent += 4 * n;
-  r.op = backend().broadcast(c.comm->backendId, c.out.data, n,
-                             static_cast<int>(root), error);
+  r.op = tensorBackend().broadcast(c.comm->backendId, c.out.data, n,
+                                   static_cast<int>(root), error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
@@ -349,8 +314,7 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
   int64_t k = c.comm->size;
   std::vector<int64_t> sendExt;
   for (int64_t j = 0; j < k; ++j)
-    sendExt.push_back(
-        muon::layout::chunk(c.in.shape[splitDim], k, j).size);
+    sendExt.push_back(muon::layout::chunk(c.in.shape[splitDim], k, j).size);
   // What arrives from every member: its piece number `rank` of the split,
   // all of one shape, concatenated along concatDim.
   std::vector<int64_t> piece = c.in.shape;
@@ -379,15 +343,15 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
   r.finish = [=] { restage(full, recvBuf, recvExt, cOuter, cInner, false); };
   std::string error;
   counters().bytes_sent += 4 * c.in.numElements();
-  r.op = backend().allToAllV(c.comm->backendId, sendBuf, send, recvBuf, recv,
-                             error);
+  r.op = tensorBackend().allToAllV(c.comm->backendId, sendBuf, send, recvBuf,
+                                   recv, error);
   c.check(r.op, error);
   return submit(std::move(r), async);
 }
 
 int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
                                       int64_t root, int64_t dim) {
-  Call c("root_dim", comm, in, in, true, /*readsData=*/false);
+  Call c("root_dim", comm, in, in);
   c.checkRoot(root);
   c.checkDim(dim, c.in);
   int64_t size = c.in.shape[dim];
@@ -402,7 +366,7 @@ int64_t _mlir_ciface_muon_rt_root_dim(int64_t comm, muon_rt_memref *in,
 
 int64_t _mlir_ciface_muon_rt_member_dims(int64_t comm, muon_rt_memref *in,
                                          int64_t dim, muon_rt_i64_array *out) {
-  Call c("member_dims", comm, in, in, true, /*readsData=*/false);
+  Call c("member_dims", comm, in, in);
   c.checkDim(dim, c.in);
   if (!out || out->size != c.comm->size || out->stride != 1)
     c.fail("extent table does not have one entry per member");
@@ -423,7 +387,8 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
                                         muon_rt_i64_array *weights,
                                         muon_rt_i64_array *out) {
   std::vector<int64_t> w = valuesOf(weights);
-  if (!out || out->stride != 1 || (!w.empty() && (int64_t)w.size() != out->size))
+  if (!out || out->stride != 1 ||
+      (!w.empty() && (int64_t)w.size() != out->size))
     fatal("chunk_extents", "", "weights and extent table sizes differ");
   for (int64_t i = 0; i < out->size; ++i)
     out->aligned[out->offset + i] =
@@ -481,8 +446,10 @@ void muon_rt_host_gather_f32(const float *data, int64_t n, float *out,
   Request r = hostRequest("host_gather", c);
   if (counts[c.rank] != n)
     fatal(r.name, r.comm,
-          "this rank sends " + std::to_string(n) + " elements but the counts "
-          "say " + std::to_string(counts[c.rank]));
+          "this rank sends " + std::to_string(n) +
+              " elements but the counts "
+              "say " +
+              std::to_string(counts[c.rank]));
   Counts all = Counts::of(std::vector<int64_t>(counts, counts + c.size));
   std::string error;
   r.op = backend().gatherV(c.backendId, data, n, out, all, 0, error);
@@ -496,9 +463,8 @@ void muon_rt_host_all_gather_f64(const double *data, int64_t n, double *out) {
   const Communicator &c = world(handle);
   Request r = hostRequest("host_all_gather", c);
   std::string error;
-  r.op = backend().allGatherBytes(c.backendId, data,
-                                  n * static_cast<int64_t>(sizeof(double)),
-                                  out, error);
+  r.op = backend().allGatherBytes(
+      c.backendId, data, n * static_cast<int64_t>(sizeof(double)), out, error);
   if (!r.op)
     fatal(r.name, r.comm, error);
   submit(std::move(r), 0);

@@ -36,6 +36,8 @@ CudaLibrary &muon::rt::cudaLibrary(const char *op) {
     gpuSymbol(handle, "muon_cuda_alloc", l.alloc, op, kComm);
     gpuSymbol(handle, "muon_cuda_free", l.free, op, kComm);
     gpuSymbol(handle, "muon_cuda_copy", l.copy, op, kComm);
+    gpuSymbol(handle, "muon_cuda_copy_rows", l.copyRows, op, kComm);
+    gpuSymbol(handle, "muon_cuda_scale", l.scale, op, kComm);
     gpuSymbol(handle, "muon_cuda_synchronize", l.synchronize, op, kComm);
     gpuSymbol(handle, "muon_cuda_module_load", l.moduleLoad, op, kComm);
     gpuSymbol(handle, "muon_cuda_module_unload", l.moduleUnload, op, kComm);

@@ -32,6 +32,8 @@ struct CudaLibrary {
   int (*alloc)(void **, size_t);
   int (*free)(void *);
   int (*copy)(void *, const void *, size_t, int);
+  int (*copyRows)(void *, size_t, const void *, size_t, size_t, size_t);
+  int (*scale)(float *, int64_t, float);
   int (*synchronize)();
   int (*moduleLoad)(void **, const void *);
   int (*moduleUnload)(void *);

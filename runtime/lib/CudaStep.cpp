@@ -4,8 +4,8 @@
 // collectives: its start and end, and the mgpu* functions that MLIR's
 // translation of gpu.binary and gpu.launch_func calls (Debian ships no
 // libmlir_cuda_runtime; these are the runtime's, over the GPU library).
-// Also the step heap's device blocks, the collectives' host mirrors, and
-// the copies a host (muon-run) uses to hand a step device buffers.
+// Also the step heap's device blocks and the copies a host (muon-run) uses
+// to hand a step device buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -32,6 +33,14 @@ std::mutex blocksMutex;
 std::unordered_map<void *, size_t> &deviceBlocks() {
   static std::unordered_map<void *, size_t> blocks;
   return blocks;
+}
+/// The kernels looked up so far, per module and name.
+std::mutex kernelsMutex;
+std::unordered_map<void *, std::unordered_map<std::string, void *>> &
+kernels() {
+  static std::unordered_map<void *, std::unordered_map<std::string, void *>>
+      byModule;
+  return byModule;
 }
 } // namespace
 
@@ -62,24 +71,6 @@ bool muon::rt::deviceRelease(void *ptr, size_t &bytes) {
   return true;
 }
 
-HostMirror::HostMirror(float *device, size_t count, bool writeBack,
-                       std::string name)
-    : on(device), host(count), writeBack(writeBack), op(std::move(name)) {
-  if (count && cudaLibrary(op.c_str()).copy(host.data(), device,
-                                            count * sizeof(float), ToHost))
-    cudaFailed(op.c_str(), "staging a buffer of " + std::to_string(count) +
-                               " floats to the host");
-}
-
-HostMirror::~HostMirror() {
-  if (writeBack && !host.empty() &&
-      cudaLibrary(op.c_str()).copy(on, host.data(),
-                                   host.size() * sizeof(float), ToDevice))
-    cudaFailed(op.c_str(), "copying a result of " +
-                               std::to_string(host.size()) +
-                               " floats back to the device");
-}
-
 extern "C" {
 
 void *muon_rt_cuda_step_begin(void) {
@@ -108,12 +99,20 @@ void *mgpuModuleLoad(void *data, size_t /*size*/) {
 }
 
 void mgpuModuleUnload(void *module) {
+  {
+    std::lock_guard<std::mutex> lock(kernelsMutex);
+    kernels().erase(module);
+  }
   cudaLibrary("module_unload").moduleUnload(module);
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
-  void *function = nullptr;
-  if (cudaLibrary("launch").moduleFunction(&function, module, name))
+  // The generated code looks a kernel up before every launch; the library
+  // lookup is done once per kernel (names are the module's constants).
+  std::lock_guard<std::mutex> lock(kernelsMutex);
+  void *&function = kernels()[module][name];
+  if (!function &&
+      cudaLibrary("launch").moduleFunction(&function, module, name))
     cudaFailed("launch", std::string("kernel ") + name);
   return function;
 }

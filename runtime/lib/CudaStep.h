@@ -3,8 +3,8 @@
 // Between muon_rt_cuda_step_begin and muon_rt_cuda_step_end (which a
 // target=cuda step calls first and last) every buffer the runtime is
 // handed is in device memory: the step's heap allocates there, Newton-
-// Schulz runs in place on the device, and a collective works on host
-// mirrors of its buffers (HostMirror), written back when it completes.
+// Schulz runs in place on the device, and collectives pack on the device
+// and hand their backend device pointers (Staging.h, HostStaging.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +12,6 @@
 #define MUON_RUNTIME_CUDASTEP_H
 
 #include <cstddef>
-#include <memory>
-#include <string>
-#include <vector>
 
 namespace muon {
 namespace rt {
@@ -27,26 +24,6 @@ bool deviceResident();
 void *deviceAllocate(size_t bytes);
 /// Frees `ptr` if it is a device block of the step heap; false otherwise.
 bool deviceRelease(void *ptr, size_t &bytes);
-
-/// A host copy of `count` floats of device memory at `device`, made when
-/// constructed; copied back when destroyed if `writeBack`.
-class HostMirror {
-public:
-  /// `op` names the collective in errors.
-  HostMirror(float *device, size_t count, bool writeBack, std::string op);
-  ~HostMirror();
-  HostMirror(const HostMirror &) = delete;
-  HostMirror &operator=(const HostMirror &) = delete;
-  float *data() { return host.data(); }
-
-private:
-  float *on;
-  std::vector<float> host;
-  bool writeBack;
-  std::string op; // the mirror outlives the call that named it
-};
-
-using Mirrors = std::vector<std::shared_ptr<HostMirror>>;
 
 } // namespace rt
 } // namespace muon

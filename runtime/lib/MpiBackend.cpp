@@ -84,6 +84,11 @@ public:
   std::string name() const override { return "mpi"; }
   int64_t worldRank() const override { return rank; }
   int64_t worldSize() const override { return size; }
+  int64_t commRank(int comm) const override {
+    int r = 0;
+    MPI_Comm_rank(comms[comm], &r);
+    return r;
+  }
 
   int split(int64_t color, int64_t key, std::string &error) override {
     MPI_Comm comm;

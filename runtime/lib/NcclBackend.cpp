@@ -5,6 +5,8 @@
 // barriers, shape exchanges, and handing NCCL its unique id. Each backend
 // communicator is an MPI communicator and an NCCL one split from the NCCL
 // world with the same colour and key, so both order their members alike.
+// In a target=cuda step NCCL gets the step's device buffers as they are;
+// host buffers (a CPU step over this transport) it stages itself.
 //
 // The NCCL world is created at the first communicator, a point every rank
 // reaches collectively: a process that never communicates never touches a
@@ -93,6 +95,8 @@ public:
   std::string name() const override { return "nccl"; }
   int64_t worldRank() const override { return mpi->worldRank(); }
   int64_t worldSize() const override { return mpi->worldSize(); }
+  int64_t commRank(int comm) const override { return mpi->commRank(comm); }
+  bool takesDevicePointers() const override { return true; }
 
   int split(int64_t color, int64_t key, std::string &error) override {
     if (!world)
@@ -234,7 +238,10 @@ private:
       return nullptr;
     }
     muon_nccl_op *op = nullptr;
-    if (lib.start(comms[comm], &k, MUON_NCCL_HOST, &op) != 0) {
+    // In a target=cuda step the tensors are on the device: NCCL takes them
+    // as they are (and orders the collective after the step's queued work).
+    int memory = deviceResident() ? MUON_NCCL_DEVICE : MUON_NCCL_HOST;
+    if (lib.start(comms[comm], &k, memory, &op) != 0) {
       error = std::string("NCCL: ") + lib.error();
       return nullptr;
     }

@@ -5,9 +5,12 @@
 // reduce_scatter, all_reduce max/min, all_to_all, asynchronous requests)
 // plus uneven extents and dims other than 0, through the C ABI exactly as
 // compiled code calls it. Prints "ok <case>" per case on rank 0; a wrong
-// value prints "MISMATCH" and exits 1. With argument `bad-wait` it waits on
-// an unknown request, with `bad-batch` rank 1 adds a batch item whose piece
-// has the wrong size (the runtime must fail with a message).
+// value prints "MISMATCH" and exits 1. With argument `device` the tensors
+// are in device memory inside a target=cuda step (the GPU's, or host memory
+// behind the stand-in library host_device_library.cpp). With argument
+// `bad-wait` it waits on an unknown request, with `bad-batch` rank 1 adds a
+// batch item whose piece has the wrong size (the runtime must fail with a
+// message).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +23,19 @@
 
 namespace {
 
+/// Whether the tensors live in device memory, inside a target=cuda step
+/// (argument `device`; without a GPU, MUON_RT_CUDA_LIBRARY names the host
+/// stand-in library).
+bool onDevice = false;
+
 /// A float tensor with its ranked descriptor, passable as muon_rt_memref.
+/// On the device, ref() uploads `data` when it changed since the last
+/// upload or download, and got() downloads it.
 struct T {
-  std::vector<float> data;
+  std::vector<float> data, synced;
+  float *device = nullptr;
   std::vector<int64_t> desc;
-  muon_rt_memref ref;
+  muon_rt_memref descriptor;
   T(std::vector<int64_t> shape, float fill = 0) {
     int64_t n = 1;
     for (int64_t s : shape)
@@ -37,7 +48,33 @@ struct T {
     for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
       st[i] = st[i + 1] * shape[i + 1];
     desc.insert(desc.end(), st.begin(), st.end());
-    ref = {static_cast<int64_t>(shape.size()), desc.data()};
+    descriptor = {static_cast<int64_t>(shape.size()), desc.data()};
+  }
+  T(const T &) = delete;
+  ~T() {
+    if (device)
+      muon_rt_cuda_free(device);
+  }
+  muon_rt_memref *ref() {
+    float *at = data.data();
+    if (onDevice) {
+      if (!device || data != synced) {
+        if (device)
+          muon_rt_cuda_free(device);
+        device = muon_rt_cuda_to_device(data.data(), data.size());
+        synced = data;
+      }
+      at = device;
+    }
+    desc[0] = desc[1] = reinterpret_cast<int64_t>(at);
+    return &descriptor;
+  }
+  const std::vector<float> &got() {
+    if (onDevice && device) {
+      muon_rt_cuda_to_host(data.data(), device, data.size());
+      synced = data;
+    }
+    return data;
   }
 };
 
@@ -76,6 +113,9 @@ void done(const char *name) {
 int main(int argc, char **argv) {
   muon_rt_init(&argc, &argv);
   rank = static_cast<int>(muon_rt_world_rank());
+  onDevice = argc > 1 && std::strcmp(argv[1], "device") == 0;
+  if (onDevice)
+    muon_rt_cuda_step_begin();
   I64 mesh({3}), axes({0});
   int64_t comm = _mlir_ciface_muon_rt_comm(&mesh.a, &axes.a);
   if (argc > 1 && std::strcmp(argv[1], "bad-wait") == 0)
@@ -88,8 +128,8 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < e; ++j)
         in.data[i * e + j] = rank * 100 + i * 10 + j;
-    _mlir_ciface_muon_rt_all_gather(comm, &in.ref, &out.ref, 1, &ext.a, 0);
-    expect("all_gather", out.data,
+    _mlir_ciface_muon_rt_all_gather(comm, in.ref(), out.ref(), 1, &ext.a, 0);
+    expect("all_gather", out.got(),
            {0, 1, 100, 101, 200, 10, 11, 110, 111, 210});
     done("all_gather dim 1 uneven");
   }
@@ -99,70 +139,70 @@ int main(int argc, char **argv) {
     for (int64_t k = 0; k < 10; ++k)
       in.data[k] = (rank + 1) * k;
     T out({ext.v[rank], 2});
-    _mlir_ciface_muon_rt_reduce_scatter(comm, &in.ref, &out.ref, 0, MUON_RT_SUM,
+    _mlir_ciface_muon_rt_reduce_scatter(comm, in.ref(), out.ref(), 0, MUON_RT_SUM,
                                         &ext.a, 0);
     std::vector<float> want;
     for (int64_t k = 0; k < 2 * ext.v[rank]; ++k)
       want.push_back(6.0f * (4 * rank + k));
-    expect("reduce_scatter sum", out.data, want);
-    _mlir_ciface_muon_rt_reduce_scatter(comm, &in.ref, &out.ref, 0, MUON_RT_AVG,
+    expect("reduce_scatter sum", out.got(), want);
+    _mlir_ciface_muon_rt_reduce_scatter(comm, in.ref(), out.ref(), 0, MUON_RT_AVG,
                                         &ext.a, 0);
     for (float &w : want)
       w /= 3;
-    expect("reduce_scatter avg", out.data, want);
+    expect("reduce_scatter avg", out.got(), want);
     done("reduce_scatter sum/avg uneven");
   }
   { // all_reduce max and min.
     T in({2}, 0), out({2});
     in.data = {float(rank), float(-rank)};
-    _mlir_ciface_muon_rt_all_reduce(comm, &in.ref, &out.ref, MUON_RT_MAX, 0);
-    expect("all_reduce max", out.data, {2, 0});
-    _mlir_ciface_muon_rt_all_reduce(comm, &in.ref, &out.ref, MUON_RT_MIN, 0);
-    expect("all_reduce min", out.data, {0, -2});
+    _mlir_ciface_muon_rt_all_reduce(comm, in.ref(), out.ref(), MUON_RT_MAX, 0);
+    expect("all_reduce max", out.got(), {2, 0});
+    _mlir_ciface_muon_rt_all_reduce(comm, in.ref(), out.ref(), MUON_RT_MIN, 0);
+    expect("all_reduce min", out.got(), {0, -2});
     done("all_reduce max/min");
   }
   { // all_to_all: row j of every rank goes to rank j, concatenated on dim 1.
     T in({3, 2}), out({1, 6});
     for (int64_t k = 0; k < 6; ++k)
       in.data[k] = rank * 10 + k;
-    _mlir_ciface_muon_rt_all_to_all(comm, &in.ref, &out.ref, 0, 1, 0);
+    _mlir_ciface_muon_rt_all_to_all(comm, in.ref(), out.ref(), 0, 1, 0);
     std::vector<float> want;
     for (int src = 0; src < 3; ++src)
       for (int c = 0; c < 2; ++c)
         want.push_back(src * 10 + rank * 2 + c);
-    expect("all_to_all", out.data, want);
+    expect("all_to_all", out.got(), want);
     done("all_to_all split 0 concat 1");
   }
   { // Asynchronous: start two, wait in reverse order.
     I64 ext({1, 1, 1});
     T a({1}, float(rank)), ga({3}), b({2}, 1.0f), rb({2});
-    int64_t r1 = _mlir_ciface_muon_rt_all_gather(comm, &a.ref, &ga.ref, 0,
+    int64_t r1 = _mlir_ciface_muon_rt_all_gather(comm, a.ref(), ga.ref(), 0,
                                                  &ext.a, 1);
-    int64_t r2 = _mlir_ciface_muon_rt_all_reduce(comm, &b.ref, &rb.ref,
+    int64_t r2 = _mlir_ciface_muon_rt_all_reduce(comm, b.ref(), rb.ref(),
                                                  MUON_RT_SUM, 1);
     muon_rt_wait(r2);
     muon_rt_wait(r1);
-    expect("async all_gather", ga.data, {0, 1, 2});
-    expect("async all_reduce", rb.data, {3, 3});
+    expect("async all_gather", ga.got(), {0, 1, 2});
+    expect("async all_reduce", rb.got(), {3, 3});
     done("async requests");
   }
   { // broadcast from member 2; weighted scatter from 0; gather to 1.
     T in({2}, float(rank + 5)), out({2});
-    _mlir_ciface_muon_rt_broadcast(comm, &in.ref, &out.ref, 2, 0);
-    expect("broadcast", out.data, {7, 7});
+    _mlir_ciface_muon_rt_broadcast(comm, in.ref(), out.ref(), 2, 0);
+    expect("broadcast", out.got(), {7, 7});
     I64 ext({1, 2, 3});
     T full({6}), piece({ext.v[rank]});
     for (int k = 0; k < 6; ++k)
       full.data[k] = rank == 0 ? k : -1;
-    _mlir_ciface_muon_rt_scatter(comm, &full.ref, &piece.ref, 0, 0, &ext.a, 0);
+    _mlir_ciface_muon_rt_scatter(comm, full.ref(), piece.ref(), 0, 0, &ext.a, 0);
     std::vector<float> want;
     for (int k = 0; k < ext.v[rank]; ++k)
       want.push_back((rank == 0 ? 0 : rank == 1 ? 1 : 3) + k);
-    expect("scatter weighted", piece.data, want);
+    expect("scatter weighted", piece.got(), want);
     T back({6}, -9);
-    _mlir_ciface_muon_rt_gather(comm, &piece.ref, &back.ref, 0, 1, &ext.a, 0);
+    _mlir_ciface_muon_rt_gather(comm, piece.ref(), back.ref(), 0, 1, &ext.a, 0);
     if (rank == 1)
-      expect("gather", back.data, {0, 1, 2, 3, 4, 5});
+      expect("gather", back.got(), {0, 1, 2, 3, 4, 5});
     done("broadcast, weighted scatter, gather");
   }
   { // Batches: three gathers (two to member 2, along dims 1 and 1, one to
@@ -179,30 +219,30 @@ int main(int argc, char **argv) {
     int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_GATHER);
     if (argc > 1 && std::strcmp(argv[1], "bad-batch") == 0 && rank == 1) {
       T wrong({1, 3});
-      _mlir_ciface_muon_rt_batch_item(batch, &wrong.ref, &gb.ref, 1, 0, &e2.a);
+      _mlir_ciface_muon_rt_batch_item(batch, wrong.ref(), gb.ref(), 1, 0, &e2.a);
     }
-    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &ga.ref, 1, 2, &e0.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &gb.ref, 0, 0, &e1.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &c.ref, &gc.ref, 1, 2, &e2.a);
+    _mlir_ciface_muon_rt_batch_item(batch, a.ref(), ga.ref(), 1, 2, &e0.a);
+    _mlir_ciface_muon_rt_batch_item(batch, b.ref(), gb.ref(), 0, 0, &e1.a);
+    _mlir_ciface_muon_rt_batch_item(batch, c.ref(), gc.ref(), 1, 2, &e2.a);
     if (muon_rt_batch_end(batch, 0) != 0)
       ++failures, std::printf("MISMATCH synchronous batch returned a request\n");
     if (rank == 2) {
-      expect("gather_batch item 0", ga.data,
+      expect("gather_batch item 0", ga.got(),
              {0, 1, 100, 101, 200, 2, 3, 102, 103, 201});
-      expect("gather_batch item 2", gc.data, {0, -1, -2, -10, -11, -12});
+      expect("gather_batch item 2", gc.got(), {0, -1, -2, -10, -11, -12});
     }
     if (rank == 0)
-      expect("gather_batch item 1", gb.data,
+      expect("gather_batch item 1", gb.got(),
              {1000, 1001, 1002, 1003, 1004, 1005, 1100, 1101, 1102, 1200,
               1201, 1202});
     T sa({2, e0.v[rank]}, -9), sb({e1.v[rank], 3}, -9);
     batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_SCATTER);
-    _mlir_ciface_muon_rt_batch_item(batch, &gb.ref, &sb.ref, 0, 0, &e1.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &ga.ref, &sa.ref, 1, 2, &e0.a);
+    _mlir_ciface_muon_rt_batch_item(batch, gb.ref(), sb.ref(), 0, 0, &e1.a);
+    _mlir_ciface_muon_rt_batch_item(batch, ga.ref(), sa.ref(), 1, 2, &e0.a);
     int64_t req = muon_rt_batch_end(batch, 1);
     muon_rt_wait(req);
-    expect("scatter_batch item 0", sb.data, b.data);
-    expect("scatter_batch item 1", sa.data, a.data);
+    expect("scatter_batch item 0", sb.got(), b.data);
+    expect("scatter_batch item 1", sa.got(), a.data);
     done("gather_batch / scatter_batch uneven, dims 0 and 1, async");
   }
   { // A broadcast batch: a 2x3 tensor from member 0 and a 4-vector from
@@ -215,11 +255,11 @@ int main(int argc, char **argv) {
       b.data = {7, 8, 9, 6};
     I64 none(std::vector<int64_t>{});
     int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_BROADCAST);
-    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &ra.ref, 0, 0, &none.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &rb.ref, 0, 2, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, a.ref(), ra.ref(), 0, 0, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, b.ref(), rb.ref(), 0, 2, &none.a);
     muon_rt_wait(muon_rt_batch_end(batch, 1));
-    expect("broadcast_batch item 0", ra.data, {10, 11, 12, 13, 14, 15});
-    expect("broadcast_batch item 1", rb.data, {7, 8, 9, 6});
+    expect("broadcast_batch item 0", ra.got(), {10, 11, 12, 13, 14, 15});
+    expect("broadcast_batch item 1", rb.got(), {7, 8, 9, 6});
     done("broadcast_batch from two roots, async");
   }
   { // A broadcast batch large enough to run as scatter + all-gather
@@ -241,16 +281,16 @@ int main(int argc, char **argv) {
     muon_rt_counters before;
     muon_rt_get_counters(&before);
     int64_t batch = muon_rt_batch_begin(comm, MUON_RT_BATCH_BROADCAST);
-    _mlir_ciface_muon_rt_batch_item(batch, &a.ref, &a.ref, 0, 1, &none.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &b.ref, &rb.ref, 0, 0, &none.a);
-    _mlir_ciface_muon_rt_batch_item(batch, &c.ref, &rc.ref, 0, 2, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, a.ref(), a.ref(), 0, 1, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, b.ref(), rb.ref(), 0, 0, &none.a);
+    _mlir_ciface_muon_rt_batch_item(batch, c.ref(), rc.ref(), 0, 2, &none.a);
     muon_rt_batch_end(batch, 0);
     std::vector<float> want(n);
     for (int64_t i = 0; i < n; ++i)
       want[i] = static_cast<float>(i % 1000) + 0.5f;
-    expect("split broadcast_batch item 0", a.data, want);
-    expect("split broadcast_batch item 1", rb.data, {1, 2, 3, 4, 5, 6, 7});
-    expect("split broadcast_batch item 2", rc.data, {42});
+    expect("split broadcast_batch item 0", a.got(), want);
+    expect("split broadcast_batch item 1", rb.got(), {1, 2, 3, 4, 5, 6, 7});
+    expect("split broadcast_batch item 2", rc.got(), {42});
     // Member 1 handed the backend its whole item (phase 1) and the chunks
     // it received (266668 + 2 + 0, phase 2); the direct exchange would have
     // sent two copies of the item.
@@ -270,6 +310,8 @@ int main(int argc, char **argv) {
                               (long long)c.collectives);
     done("counters");
   }
+  if (onDevice)
+    muon_rt_cuda_step_end();
   muon_rt_finalize();
   return failures ? 1 : 0;
 }

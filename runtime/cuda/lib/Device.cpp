@@ -8,6 +8,8 @@
 
 #include "muon/Runtime/muon_runtime_cuda_device.h"
 
+#include "Kernels.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -78,6 +80,23 @@ int muon_cuda_copy(void *dst, const void *src, size_t bytes, int kind) {
   }
   lastError = "copy kind " + std::to_string(kind) + " (1, 2 or 3 expected)";
   return 1;
+}
+
+int muon_cuda_copy_rows(void *dst, size_t dst_pitch, const void *src,
+                        size_t src_pitch, size_t row_bytes, size_t rows) {
+  if (row_bytes == 0 || rows == 0)
+    return 0;
+  return check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes,
+                                 rows, cudaMemcpyDeviceToDevice,
+                                 cudaStreamLegacy),
+               "cudaMemcpy2DAsync (device to device)");
+}
+
+int muon_cuda_scale(float *x, int64_t n, float s) {
+  if (n <= 0)
+    return 0;
+  return check(muon::cuda::launchScale(x, n, s, cudaStreamLegacy),
+               "the scaling kernel");
 }
 
 int muon_cuda_synchronize(void) {

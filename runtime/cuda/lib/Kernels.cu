@@ -91,6 +91,12 @@ __global__ void convert(const S *src, D *dst, int64_t elems,
     dst[i] = fromFloat<D>(s * toFloat(src[i]));
 }
 
+__global__ void scaleInPlace(float *x, int64_t n, float s) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    x[i] *= s;
+}
+
 template <typename T>
 __global__ void completeSymmetric(T *a, T *lowerCopy, int64_t p,
                                   int64_t tile, float diag) {
@@ -214,5 +220,11 @@ cudaError_t muon::cuda::launchCompleteSymmetric(void *a, void *lowerCopy,
     completeSymmetric<<<grid, block, 0, stream>>>(
         static_cast<__nv_bfloat16 *>(a),
         static_cast<__nv_bfloat16 *>(lowerCopy), p, tile, diag);
+  return cudaGetLastError();
+}
+
+cudaError_t muon::cuda::launchScale(float *x, int64_t n, float s,
+                                    cudaStream_t stream) {
+  scaleInPlace<<<blocksFor(n), 256, 0, stream>>>(x, n, s);
   return cudaGetLastError();
 }

@@ -54,6 +54,9 @@ cudaError_t launchCompleteSymmetric(void *a, void *lowerCopy, Elem elem,
                                     int64_t p, int64_t tile, int64_t batch,
                                     float diag, cudaStream_t stream);
 
+/// x[i] *= s for i < n.
+cudaError_t launchScale(float *x, int64_t n, float s, cudaStream_t stream);
+
 } // namespace cuda
 } // namespace muon
 

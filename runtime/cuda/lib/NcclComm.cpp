@@ -16,7 +16,8 @@
 // device when the collective starts, the blocks the collective writes come
 // back through pinned memory and are copied out when the event has passed
 // (the rest of the output is left alone, as MPI leaves it). Device buffers
-// are used as they are.
+// are used as they are, by a collective that waits for the work queued
+// before it on the compute stream (the legacy default stream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,10 @@ std::string ncclText(ncclResult_t r, ncclComm_t comm) {
 /// the collectives in the program's order on every rank, which NCCL needs
 /// when several communicators share a device.
 cudaStream_t commStream = nullptr;
+
+/// Recorded on the compute stream before a collective on device buffers,
+/// which the communication stream then waits for.
+cudaEvent_t computeQueued = nullptr;
 
 /// Pinned host blocks for staging, kept for reuse (pinning is slow).
 std::multimap<size_t, void *> freePinned;
@@ -454,6 +459,18 @@ int muon_nccl_start(muon_nccl_comm *comm, const muon_nccl_collective *c,
     }
     if (c->kind == MUON_NCCL_BROADCAST)
       dOut = const_cast<float *>(dIn);
+  } else {
+    // Device buffers are written by the work queued on the compute stream
+    // (the legacy default stream: kernels, Newton-Schulz, the runtime's
+    // packing): the collective starts after it.
+    if (!computeQueued)
+      e = cudaEventCreateWithFlags(&computeQueued, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+      e = cudaEventRecord(computeQueued, cudaStreamLegacy);
+    if (e == cudaSuccess)
+      e = cudaStreamWaitEvent(s, computeQueued, 0);
+    if (e != cudaSuccess)
+      return abandon("ordering after the compute stream: " + cudaText(e));
   }
 
   // A member's own block moves by a device copy, not through NCCL.

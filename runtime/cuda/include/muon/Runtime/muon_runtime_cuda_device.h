@@ -34,6 +34,16 @@ int muon_cuda_free(void *ptr);
  * before returning; device-to-device copies are queued. */
 int muon_cuda_copy(void *dst, const void *src, size_t bytes, int kind);
 
+/* Queues a device-to-device copy of `rows` rows of `row_bytes` bytes, row
+ * r from src + r * src_pitch to dst + r * dst_pitch (a block of a tensor
+ * split along an inner dim, packed or unpacked by a collective). */
+int muon_cuda_copy_rows(void *dst, size_t dst_pitch, const void *src,
+                        size_t src_pitch, size_t row_bytes, size_t rows);
+
+/* Queues x[i] *= s for the `n` floats at `x` (the division of an average
+ * reduction). */
+int muon_cuda_scale(float *x, int64_t n, float s);
+
 /* Waits for everything queued on the stream. */
 int muon_cuda_synchronize(void);
 

@@ -4,8 +4,10 @@
  * unique id, sub-groups split from it) and the runtime's seven collectives
  * on fp32 buffers, each queued on one communication stream and completed by
  * a CUDA event. Buffers are in device memory, or in host memory staged
- * through pinned and device buffers (the compiled step keeps its tensors on
- * the host today). Plain C, no MPI: the caller exchanges the unique id.
+ * through pinned and device buffers. A collective on device buffers starts
+ * after the work queued before it on the legacy default stream, where the
+ * runtime's kernels, Newton-Schulz and copies run. Plain C, no MPI: the
+ * caller exchanges the unique id.
  * A failure returns non-zero and leaves its message in muon_nccl_error().
  * See docs/gpu.md.
  *===----------------------------------------------------------------------===*/
