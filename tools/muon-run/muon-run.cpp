@@ -81,10 +81,11 @@ cl::opt<muon::Target> target(
     cl::init(muon::Target::Cpu), cl::cat(category));
 cl::opt<std::string> transport(
     "transport",
-    cl::desc("How the ranks exchange tensors: mpi (default; host buffers, "
-             "ranks may share a GPU) or nccl (with --target cuda: NCCL "
-             "collectives staged through the GPU, one GPU per rank; shapes "
-             "and barriers stay on MPI). Sets MUON_RT_BACKEND"),
+    cl::desc("How the ranks exchange tensors: mpi (default; with --target "
+             "cuda through host copies of the blocks exchanged, ranks may "
+             "share a GPU) or nccl (with --target cuda: NCCL collectives on "
+             "the step's device buffers, one GPU per rank; shapes and "
+             "barriers stay on MPI). Sets MUON_RT_BACKEND"),
     cl::init("mpi"), cl::cat(category));
 cl::opt<bool> batchCollectives(
     "batch-collectives",
