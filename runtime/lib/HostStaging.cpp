@@ -19,6 +19,7 @@
 #include "CudaStep.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -107,7 +108,10 @@ public:
     return inner.split(color, key, error);
   }
   void finalize() override { inner.finalize(); }
-  [[noreturn]] void abort(int code) override { inner.abort(code); }
+  [[noreturn]] void abort(int code) override {
+    inner.abort(code);
+    std::_Exit(code); // not reached: the backend ends the process
+  }
   void barrier() override { inner.barrier(); }
   Op worldBarrier(std::string &error) override {
     return inner.worldBarrier(error);
