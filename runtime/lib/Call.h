@@ -1,10 +1,10 @@
 //===- Call.h - What every collective of the runtime shares ----*- C++ -*-===//
 //
 // A validated collective call (communicator, tensors, the checks every
-// collective makes), its request while in flight, and the staging of pieces
-// split along a dim. Internal to the runtime: Collectives.cpp (one rooted or
-// symmetric collective per call) and Batch.cpp (many rooted ones in one
-// exchange) build on it.
+// collective makes) and its request while in flight; the copies and
+// scratch memory they share are in Staging.h. Internal to the runtime:
+// Collectives.cpp (one rooted or symmetric collective per call) and
+// Batch.cpp (many rooted ones in one exchange) build on it.
 //
 //===----------------------------------------------------------------------===//
 
