@@ -35,6 +35,8 @@ CudaLibrary &muon::rt::cudaLibrary(const char *op) {
     gpuSymbol(handle, "muon_cuda_device_error", l.deviceError, op, kComm);
     gpuSymbol(handle, "muon_cuda_alloc", l.alloc, op, kComm);
     gpuSymbol(handle, "muon_cuda_free", l.free, op, kComm);
+    gpuSymbol(handle, "muon_cuda_pointer_device", l.pointerDevice, op,
+              kComm);
     gpuSymbol(handle, "muon_cuda_copy", l.copy, op, kComm);
     gpuSymbol(handle, "muon_cuda_copy_rows", l.copyRows, op, kComm);
     gpuSymbol(handle, "muon_cuda_scale", l.scale, op, kComm);

@@ -31,6 +31,7 @@ struct CudaLibrary {
   const char *(*deviceError)();
   int (*alloc)(void **, size_t);
   int (*free)(void *);
+  int (*pointerDevice)(const void *, int *);
   int (*copy)(void *, const void *, size_t, int);
   int (*copyRows)(void *, size_t, const void *, size_t, size_t, size_t);
   int (*scale)(float *, int64_t, float);

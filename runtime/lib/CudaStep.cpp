@@ -71,6 +71,22 @@ bool muon::rt::deviceRelease(void *ptr, size_t &bytes) {
   return true;
 }
 
+void muon::rt::checkOnThisGpu(const std::string &what, const void *ptr) {
+  CudaLibrary &lib = cudaLibrary("check_arg");
+  int device = -1;
+  if (lib.pointerDevice(ptr, &device))
+    cudaFailed("check_arg", what);
+  if (device == lib.device)
+    return;
+  fatal("check_arg", "cuda",
+        what +
+            (device < 0 ? " is in host memory"
+                        : " is in the memory of GPU " + std::to_string(device)) +
+            ": this rank's target=cuda step runs on GPU " +
+            std::to_string(lib.device) +
+            " (local rank mod device count) and takes buffers there");
+}
+
 extern "C" {
 
 void *muon_rt_cuda_step_begin(void) {

@@ -12,6 +12,7 @@
 #define MUON_RUNTIME_CUDASTEP_H
 
 #include <cstddef>
+#include <string>
 
 namespace muon {
 namespace rt {
@@ -24,6 +25,10 @@ bool deviceResident();
 void *deviceAllocate(size_t bytes);
 /// Frees `ptr` if it is a device block of the step heap; false otherwise.
 bool deviceRelease(void *ptr, size_t &bytes);
+
+/// A fatal error naming `what` unless `ptr` is memory of this rank's GPU
+/// (host memory, or another GPU's, handed to a target=cuda step).
+void checkOnThisGpu(const std::string &what, const void *ptr);
 
 } // namespace rt
 } // namespace muon

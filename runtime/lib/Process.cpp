@@ -1,6 +1,7 @@
 //===- Process.cpp - Backend start-up, errors, counters, entry checks -----===//
 
 #include "Backend.h"
+#include "CudaStep.h"
 #include "Errors.h"
 #include "State.h"
 #include "Tensor.h"
@@ -153,6 +154,8 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
     fatal("check_arg", "",
           what + " has local shape " + v.shapeStr() + ", expected " +
               shapeStr(want) + " on this rank (wrong shard handed to the step)");
+  if (deviceResident() && v.numElements() > 0)
+    checkOnThisGpu(what, v.data);
 }
 
 } // extern "C"

@@ -9,8 +9,9 @@
 // are in device memory inside a target=cuda step (the GPU's, or host memory
 // behind the stand-in library host_device_library.cpp). With argument
 // `bad-wait` it waits on an unknown request, with `bad-batch` rank 1 adds a
-// batch item whose piece has the wrong size (the runtime must fail with a
-// message).
+// batch item whose piece has the wrong size, with `host-arg` a target=cuda
+// step is handed an entry argument in host memory (the runtime must fail
+// with a message).
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +121,20 @@ int main(int argc, char **argv) {
   int64_t comm = _mlir_ciface_muon_rt_comm(&mesh.a, &axes.a);
   if (argc > 1 && std::strcmp(argv[1], "bad-wait") == 0)
     muon_rt_wait(42);
+  if (argc > 1 && std::strcmp(argv[1], "host-arg") == 0) {
+    // A target=cuda step's entry arguments must be memory of the rank's
+    // GPU: device memory passes the check, host memory ends the job.
+    onDevice = true;
+    muon_rt_cuda_step_begin();
+    I64 shapes({2, 2, 2});
+    T onGpu({2}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(0, onGpu.ref(), &shapes.a);
+    std::vector<float> host(2, 1.0f);
+    auto at = reinterpret_cast<int64_t>(host.data());
+    std::vector<int64_t> desc = {at, at, 0, 2, 1};
+    muon_rt_memref ref{1, desc.data()};
+    _mlir_ciface_muon_rt_check_arg(7, &ref, &shapes.a);
+  }
 
   { // all_gather along dim 1, uneven pieces 2, 2, 1 of 5 columns.
     I64 ext({2, 2, 1});

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace {
 const char *lastError = "";
@@ -44,12 +45,31 @@ int muon_cuda_ns_host(void *, float *, int64_t, int64_t, int64_t, int64_t,
   return unsupported("Newton-Schulz needs a GPU (host stand-in library)");
 }
 
+/// The blocks handed out as "device" memory (start -> bytes), so that a
+/// pointer elsewhere reads as host memory.
+std::map<const char *, size_t> &blocks() {
+  static std::map<const char *, size_t> b;
+  return b;
+}
+
 int muon_cuda_alloc(void **out, size_t bytes) {
   *out = std::malloc(bytes ? bytes : 1);
-  return *out ? 0 : unsupported("out of memory");
+  if (!*out)
+    return unsupported("out of memory");
+  blocks()[static_cast<const char *>(*out)] = bytes ? bytes : 1;
+  return 0;
 }
 int muon_cuda_free(void *ptr) {
+  blocks().erase(static_cast<const char *>(ptr));
   std::free(ptr);
+  return 0;
+}
+int muon_cuda_pointer_device(const void *ptr, int *device) {
+  auto *p = static_cast<const char *>(ptr);
+  auto it = blocks().upper_bound(p);
+  bool inBlock = it != blocks().begin() &&
+                 (--it, p < it->first + it->second);
+  *device = inBlock ? 0 : -1;
   return 0;
 }
 int muon_cuda_copy(void *dst, const void *src, size_t bytes, int kind) {

@@ -63,6 +63,17 @@ int muon_cuda_free(void *ptr) {
   return check(cudaFreeAsync(ptr, cudaStreamLegacy), "cudaFreeAsync");
 }
 
+int muon_cuda_pointer_device(const void *ptr, int *device) {
+  cudaPointerAttributes attributes;
+  if (check(cudaPointerGetAttributes(&attributes, ptr),
+            "cudaPointerGetAttributes"))
+    return 1;
+  bool onDevice = attributes.type == cudaMemoryTypeDevice ||
+                  attributes.type == cudaMemoryTypeManaged;
+  *device = onDevice ? attributes.device : -1;
+  return 0;
+}
+
 int muon_cuda_copy(void *dst, const void *src, size_t bytes, int kind) {
   if (bytes == 0)
     return 0;

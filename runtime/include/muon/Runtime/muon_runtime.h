@@ -248,7 +248,8 @@ void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
 
 /* Checks an entry-point argument before any collective: `expected` holds
  * world_size * rank sizes, row r being the local shape rank r must pass.
- * A mismatch aborts naming the argument. */
+ * Inside a target=cuda step the argument must also be memory of this
+ * rank's GPU. A mismatch aborts naming the argument. */
 void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected);
 

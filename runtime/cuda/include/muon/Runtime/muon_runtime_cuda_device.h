@@ -29,6 +29,10 @@ const char *muon_cuda_device_error(void);
 int muon_cuda_alloc(void **out, size_t bytes);
 int muon_cuda_free(void *ptr);
 
+/* The device whose memory `ptr` points into, or -1 for host memory (also
+ * memory CUDA does not know). */
+int muon_cuda_pointer_device(const void *ptr, int *device);
+
 /* Copies `bytes`; `kind` is 1 host to device, 2 device to host, 3 device
  * to device. Host copies wait for the stream's earlier work and complete
  * before returning; device-to-device copies are queued. */
