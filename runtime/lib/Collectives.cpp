@@ -215,9 +215,10 @@ int64_t _mlir_ciface_muon_rt_scatter(int64_t comm, muon_rt_memref *in,
   Request r = c.request();
   const float *source = c.in.data;
   if ((outer > 1 || async) && c.comm->rank == root) {
-    r.sent.resize(counts.total());
-    restage(c.in.data, r.sent.data(), extents, outer, inner, true);
-    source = r.sent.data();
+    // Into `staging`: `sent` may hold the operand itself (request()).
+    float *packed = r.staging.resize(counts.total());
+    restage(c.in.data, packed, extents, outer, inner, true);
+    source = packed;
   }
   std::string error;
   if (c.comm->rank == root)
