@@ -165,6 +165,9 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // A constant table as the address of its constant descriptor: one
   // argument per call instead of five.
   pm.addPass(createMuonTablesByReference());
+  // Runs of calls to one function (argument checks, batch items) as one
+  // call of a loop over a table of their arguments.
+  pm.addPass(createMuonRollCallRuns());
   pm.addPass(createMuonOptimiseKernelsOnly());
 }
 

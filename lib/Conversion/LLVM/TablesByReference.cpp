@@ -17,6 +17,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/RuntimeCalls.h"
 #include "muon/Support/EraseDead.h"
+#include "muon/Support/FreshSymbolNames.h"
 #include "muon/Support/SymbolReferences.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -176,7 +177,16 @@ struct MuonTablesByReference
   void runOnOperation() override {
     ModuleOp module = getOperation();
     ctx = &getContext();
+    // Nothing from a module this instance ran on before.
     symbols.emplace(module);
+    names.emplace(*symbols);
+    wrappers.clear();
+    byName.clear();
+    rewrote.clear();
+    variants.clear();
+    byMask.clear();
+    descriptors.clear();
+    addresses.clear();
     collectWrappers(module);
     if (wrappers.empty())
       return;
@@ -431,15 +441,11 @@ struct MuonTablesByReference
     return address;
   }
 
-  std::string freshName(std::string base) {
-    std::string name = base;
-    for (int i = 0; symbols->lookup(name); ++i)
-      name = base + "_" + std::to_string(i);
-    return name;
-  }
+  std::string freshName(const std::string &base) { return (*names)(base); }
 
   MLIRContext *ctx = nullptr;
   std::optional<SymbolTable> symbols;
+  std::optional<muon::FreshSymbolNames> names;
   std::vector<Wrapper> wrappers;
   llvm::StringMap<Wrapper *> byName;
   llvm::DenseSet<Operation *> rewrote;
