@@ -216,3 +216,25 @@ llvm.func @two_runs(%p: !llvm.ptr, %q: !llvm.ptr, %v: i64) {
   llvm.call @h(%p5) : (!llvm.ptr) -> ()
   llvm.return
 }
+
+// -----
+
+// The address of a global in another address space is not put in the
+// address list (a list of default-space pointers): it is stored.
+// CHECK-LABEL: llvm.func @other_space(
+// CHECK: llvm.alloca %{{.*}} x !llvm.array<4 x struct<(ptr<1>)>>
+// CHECK: llvm.call @k_run(
+// CHECK: llvm.func private @k_run(
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr<1>
+llvm.mlir.global external @d0(0 : i64) {addr_space = 1 : i32} : i64
+llvm.mlir.global external @d1(0 : i64) {addr_space = 1 : i32} : i64
+llvm.func @k(!llvm.ptr<1>)
+llvm.func @other_space() {
+  %a = llvm.mlir.addressof @d0 : !llvm.ptr<1>
+  %b = llvm.mlir.addressof @d1 : !llvm.ptr<1>
+  llvm.call @k(%a) : (!llvm.ptr<1>) -> ()
+  llvm.call @k(%b) : (!llvm.ptr<1>) -> ()
+  llvm.call @k(%a) : (!llvm.ptr<1>) -> ()
+  llvm.call @k(%b) : (!llvm.ptr<1>) -> ()
+  llvm.return
+}

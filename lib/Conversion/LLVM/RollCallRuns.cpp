@@ -59,10 +59,12 @@ std::optional<int64_t> integerConstant(Value v) {
   return attr.getValue().getSExtValue();
 }
 
-/// The global whose address `v` is, or none.
+/// The global whose address `v` is, or none: only a pointer of the
+/// default address space, the type of the list the loop reads it from.
 std::optional<StringRef> addressConstant(Value v) {
   auto address = v.getDefiningOp<LLVM::AddressOfOp>();
-  if (!address)
+  auto type = dyn_cast<LLVM::LLVMPointerType>(v.getType());
+  if (!address || !type || type.getAddressSpace() != 0)
     return std::nullopt;
   return address.getGlobalName();
 }
