@@ -13,7 +13,7 @@
 // CHECK-LABEL: module
 // CHECK-LABEL: llvm.func @entry(
 // CHECK-SAME: %[[A0:[^:]*]]: !llvm.ptr, %[[A1:[^:]*]]: !llvm.ptr, %[[A2:[^:]*]]: !llvm.ptr, %[[A3:[^:]*]]: !llvm.ptr)
-// CHECK: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<4 x struct<(ptr)>> {alignment = 8 : i64}
+// CHECK: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<4 x struct<(ptr)>> : (i64) -> !llvm.ptr
 // CHECK-NOT: llvm.call @check(
 // CHECK: %[[N:.*]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK: %[[T:.*]] = llvm.mlir.addressof @check_run_table
@@ -236,5 +236,68 @@ llvm.func @other_space() {
   llvm.call @k(%b) : (!llvm.ptr<1>) -> ()
   llvm.call @k(%a) : (!llvm.ptr<1>) -> ()
   llvm.call @k(%b) : (!llvm.ptr<1>) -> ()
+  llvm.return
+}
+
+// -----
+
+// Left as calls: an LLVM intrinsic (its arguments may have to be
+// immediates), a callee with an `llvm.immarg` parameter, tail calls, and
+// runs cut by a division (it may trap, so it must not move before a call
+// that could stop the program first).
+// CHECK-LABEL: llvm.func @left_alone(
+// CHECK-COUNT-4: llvm.call @llvm.donothing.like(
+// CHECK-COUNT-4: llvm.call @imm(
+// CHECK-COUNT-4: llvm.call tail @f(
+// CHECK-COUNT-2: llvm.call @f(
+// CHECK: llvm.sdiv
+// CHECK-COUNT-2: llvm.call @f(
+// CHECK-NOT: _run
+llvm.func @llvm.donothing.like(i1)
+llvm.func @imm(i32 {llvm.immarg})
+llvm.func @f(!llvm.ptr)
+llvm.func @left_alone(%p: !llvm.ptr, %a: i64, %b: i64) -> i64 {
+  %t = llvm.mlir.constant(true) : i1
+  %f = llvm.mlir.constant(false) : i1
+  llvm.call @llvm.donothing.like(%t) : (i1) -> ()
+  llvm.call @llvm.donothing.like(%f) : (i1) -> ()
+  llvm.call @llvm.donothing.like(%t) : (i1) -> ()
+  llvm.call @llvm.donothing.like(%f) : (i1) -> ()
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  llvm.call @imm(%c0) : (i32) -> ()
+  llvm.call @imm(%c1) : (i32) -> ()
+  llvm.call @imm(%c0) : (i32) -> ()
+  llvm.call @imm(%c1) : (i32) -> ()
+  llvm.call tail @f(%p) : (!llvm.ptr) -> ()
+  llvm.call tail @f(%p) : (!llvm.ptr) -> ()
+  llvm.call tail @f(%p) : (!llvm.ptr) -> ()
+  llvm.call tail @f(%p) : (!llvm.ptr) -> ()
+  llvm.call @f(%p) : (!llvm.ptr) -> ()
+  llvm.call @f(%p) : (!llvm.ptr) -> ()
+  %q = llvm.sdiv %a, %b : i64
+  llvm.call @f(%p) : (!llvm.ptr) -> ()
+  llvm.call @f(%p) : (!llvm.ptr) -> ()
+  llvm.return %q : i64
+}
+
+// -----
+
+// A thread-local global's address differs per thread: it is stored, not
+// put in the constant address list.
+// CHECK-LABEL: llvm.func @thread_local(
+// CHECK: llvm.alloca %{{.*}} x !llvm.array<4 x struct<(ptr)>>
+// CHECK: llvm.call @u_run(
+// CHECK-NOT: _run_addresses
+llvm.mlir.global internal thread_local @t0(0 : i64) : i64
+llvm.mlir.global internal thread_local @t1(0 : i64) : i64
+llvm.func @u(!llvm.ptr)
+llvm.func @thread_local() {
+  %a = llvm.mlir.addressof @t0 : !llvm.ptr
+  %b = llvm.mlir.addressof @t1 : !llvm.ptr
+  llvm.call @u(%a) : (!llvm.ptr) -> ()
+  llvm.call @u(%b) : (!llvm.ptr) -> ()
+  llvm.call @u(%a) : (!llvm.ptr) -> ()
+  llvm.call @u(%b) : (!llvm.ptr) -> ()
   llvm.return
 }

@@ -444,11 +444,16 @@ def MuonRollCallRuns : Pass<"muon-roll-call-runs", "mlir::ModuleOp"> {
   let description = [{
     Runs on the LLVM dialect, after `muon-tables-by-reference` and before
     `muon-optimise-kernels-only`. A run is a sequence of direct calls to
-    the same function, with the same argument types, the C calling
-    convention, no results, no operand bundles, no variadic arguments and
-    no argument or result attributes, in one block of a function
-    that is not a kernel, with nothing between two of them but operations
-    free of memory effects (constants, addresses, pointer arithmetic).
+    the same function of the module, with the same argument types, the C
+    calling convention, no results, no operand bundles, no variadic
+    arguments, no argument or result attributes, no tail-call kind, not
+    `convergent` and without alias or access-group metadata, in one block
+    of a function that is not a kernel, with nothing between two of them
+    but operations free of memory effects that cannot trap (constants,
+    addresses, pointer arithmetic; not a division, a remainder or inline
+    assembly). Calls of LLVM intrinsics (`llvm.*`) and of functions with
+    an `llvm.immarg` parameter are never in a run: their arguments may
+    have to be immediates.
     Each run of at least `min-run` calls is cut into chunks of at most
     `max-run`; a chunk (of at least `min-run` calls) is replaced, where its
     last call was, by one call of a private loop function
@@ -460,20 +465,22 @@ def MuonRollCallRuns : Pass<"muon-roll-call-runs", "mlir::ModuleOp"> {
       most 64 bits) in every call is a column of a private constant global
       `<callee>_run_table`, one row of i64 per call, written as one dense
       attribute (the loop truncates a narrower integer);
-    - one that is a global's address (`llvm.mlir.addressof`) in every call
-      is a column of the same table holding an index into
+    - one that is the address of a global or function
+      (`llvm.mlir.addressof`, default address space, not thread-local) in
+      every call is a column of the same table holding an index into
       `<callee>_run_addresses`, the chunk's distinct addresses in order of
       first use;
     - one that is the same value in every call is passed to the loop once;
     - any other is stored, just before the loop's call, into a stack slot
       of the function (one per record type, at the top of the entry block,
-      as long as the longest chunk using it) that the loop reads.
+      as long as the longest chunk using it, aligned as the record type
+      prefers) that the loop reads.
 
     The loop's last three pointer arguments are null where a chunk has no
     table column, no address or no stored argument.
 
     Moving the earlier calls of a chunk to its last one changes nothing:
-    only memory-effect-free operations were between them. One loop
+    only operations that neither touch memory nor trap were between them. One loop
     function is made per callee and set of argument sources. Why: the
     JIT's fast instruction selector pays for each call and each argument;
     on a 405B step the calls fell from 16,221 to 7,483 (its 2,646 argument
@@ -484,9 +491,9 @@ def MuonRollCallRuns : Pass<"muon-roll-call-runs", "mlir::ModuleOp"> {
     Option<"minRun", "min-run", "int64_t", /*default=*/"4",
            "Shortest run (at least 2) that becomes a loop">,
     Option<"maxRun", "max-run", "int64_t", /*default=*/"128",
-           "Most calls per loop call (bounds the stack slot, and the "
-           "translation's cost of an address list, quadratic in its "
-           "length)">,
+           "Most calls per loop call, at most 65536 (bounds the stack "
+           "slot, and the translation's cost of an address list, quadratic "
+           "in its length)">,
   ];
 }
 

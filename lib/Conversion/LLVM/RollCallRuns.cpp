@@ -54,38 +54,70 @@ std::optional<int64_t> integerConstant(Value v) {
   if (!c || !type || type.getWidth() > 64)
     return std::nullopt;
   auto attr = dyn_cast<IntegerAttr>(c.getValue());
-  if (!attr)
+  if (!attr || attr.getValue().getBitWidth() > 64)
     return std::nullopt;
   return attr.getValue().getSExtValue();
 }
 
-/// The global whose address `v` is, or none: only a pointer of the
-/// default address space, the type of the list the loop reads it from.
-std::optional<StringRef> addressConstant(Value v) {
+/// The global (or function) whose address `v` is, or none: only a pointer
+/// of the default address space, the type of the list the loop reads it
+/// from, and not a thread-local global, whose address differs per thread
+/// and is no link-time constant.
+std::optional<StringRef> addressConstant(Value v, SymbolTable &symbols) {
   auto address = v.getDefiningOp<LLVM::AddressOfOp>();
   auto type = dyn_cast<LLVM::LLVMPointerType>(v.getType());
   if (!address || !type || type.getAddressSpace() != 0)
+    return std::nullopt;
+  auto global = symbols.lookup<LLVM::GlobalOp>(address.getGlobalName());
+  if (global && global.getThreadLocal_())
     return std::nullopt;
   return address.getGlobalName();
 }
 
 /// An op that may sit between two calls of a run: it neither reads nor
-/// writes memory (nor allocates it), so the calls may be made after it.
+/// writes memory (nor allocates it), so the calls may be made after it;
+/// and it cannot trap, so making it before a call that would have stopped
+/// the program (a failed check) changes nothing either. Division and
+/// remainder by zero trap; inline assembly may do anything.
 bool isTransparent(Operation *op) {
   return op->getNumRegions() == 0 && !op->hasTrait<OpTrait::IsTerminator>() &&
+         !isa<LLVM::SDivOp, LLVM::UDivOp, LLVM::SRemOp, LLVM::URemOp,
+              LLVM::InlineAsmOp>(op) &&
          isMemoryEffectFree(op);
 }
 
-/// A call a run may hold: a direct call of the C calling convention
-/// without results, bundles, variadic arguments or argument attributes (an
+/// A call a run may hold: a direct call of the C calling convention,
+/// without results, bundles, variadic arguments, argument attributes (an
 /// attribute such as byval changes how an argument is passed, and the
-/// loop's call carries none).
+/// loop's call carries none), a tail-call kind, `convergent`, or alias
+/// and access-group metadata, none of which the loop's call could carry.
 bool isRollable(LLVM::CallOp call) {
   return call.getCallee() && call.getNumResults() == 0 &&
          !call.getVarCalleeType() && call.getOpBundleOperands().empty() &&
          !call.getArgAttrsAttr() && !call.getResAttrsAttr() &&
-         call.getCConv() == LLVM::cconv::CConv::C;
+         call.getCConv() == LLVM::cconv::CConv::C &&
+         call.getTailCallKind() == LLVM::tailcallkind::TailCallKind::None &&
+         !call.getConvergent() && !call.getAccessGroupsAttr() &&
+         !call.getAliasScopesAttr() && !call.getNoaliasScopesAttr() &&
+         !call.getTbaaAttr();
 }
+
+/// A callee the loop may call with values it loads: a function of the
+/// module that is not an LLVM intrinsic (whose arguments may have to be
+/// immediates) and has no parameter that must be one (`llvm.immarg`).
+bool takesLoadedArguments(LLVM::LLVMFuncOp callee) {
+  if (callee.getSymName().starts_with("llvm."))
+    return false;
+  for (unsigned i = 0, e = callee.getNumArguments(); i < e; ++i)
+    if (callee.getArgAttr(i, "llvm.immarg"))
+      return false;
+  return true;
+}
+
+/// The longest chunk: record indices are 32-bit GEP constants, and a
+/// slot of this many records of a few pointers is still a small stack
+/// frame.
+constexpr int64_t kMaxRunLimit = 1 << 16;
 
 struct MuonRollCallRuns
     : muon::impl::MuonRollCallRunsBase<MuonRollCallRuns> {
@@ -98,10 +130,10 @@ struct MuonRollCallRuns
     symbols.emplace(module);
     names.emplace(*symbols);
     loops.clear();
-    if (minRun < 2 || maxRun < minRun) {
+    if (minRun < 2 || maxRun < minRun || maxRun > kMaxRunLimit) {
       module.emitError("muon-roll-call-runs: min-run must be at least 2 and "
-                       "at most max-run (got ")
-          << minRun << " and " << maxRun << ")";
+                       "at most max-run, and max-run at most ")
+          << kMaxRunLimit << " (got " << minRun << " and " << maxRun << ")";
       return signalPassFailure();
     }
     // The module's own functions as they are now: the loops this pass
@@ -160,7 +192,7 @@ struct MuonRollCallRuns
           }))
         sources.push_back(Source::Integer);
       else if (llvm::all_of(run, [&](LLVM::CallOp c) {
-                 return addressConstant(arg(c)).has_value();
+                 return addressConstant(arg(c), *symbols).has_value();
                }))
         sources.push_back(Source::Address);
       else if (llvm::all_of(run, [&](LLVM::CallOp c) {
@@ -181,8 +213,9 @@ struct MuonRollCallRuns
       return; // a run's short tail stays as it is
     LLVM::CallOp last = run.back();
     StringRef callee = *last.getCallee();
-    if (!symbols->lookup<LLVM::LLVMFuncOp>(callee))
-      return; // not a function of this module's symbol table
+    auto calleeFn = symbols->lookup<LLVM::LLVMFuncOp>(callee);
+    if (!calleeFn || !takesLoadedArguments(calleeFn))
+      return;
     SmallVector<Source> sources = sourcesOf(run);
 
     // The table: one row per call, one i64 column per constant argument
@@ -203,7 +236,7 @@ struct MuonRollCallRuns
         if (s == Source::Integer)
           rows.push_back(*integerConstant(v));
         else if (s == Source::Address) {
-          StringRef name = *addressConstant(v);
+          StringRef name = *addressConstant(v, *symbols);
           auto [it, fresh] = addressIndex.try_emplace(name, addresses.size());
           if (fresh)
             addresses.push_back(name);
@@ -317,7 +350,8 @@ struct MuonRollCallRuns
       slot = LLVM::AllocaOp::create(
           b, loc, LLVM::LLVMPointerType::get(ctx),
           LLVM::LLVMArrayType::get(record, count),
-          LLVM::ConstantOp::create(b, loc, i64, 1), /*alignment=*/8);
+          LLVM::ConstantOp::create(b, loc, i64, 1),
+          /*alignment=*/0); // the record type's preferred alignment
     } else if (cast<LLVM::LLVMArrayType>(slot.getElemType()).getNumElements() <
                static_cast<uint64_t>(count)) {
       slot.setElemType(LLVM::LLVMArrayType::get(record, count));
