@@ -12,7 +12,8 @@
 # REPORT_DIR/summary.txt (checks, then the benchmark tables), with each
 # step's full log beside it. MUON_GPU_BENCH_ARGS replaces bench/gpu/ns.py's
 # options (default "--sweep --fp32"); MUON_GPU_CHECK_QUICK=1 skips that
-# benchmark (a re-check after a change that cannot move it). Exit status: non-zero when a check
+# benchmark and bench/gpu/ns_stack_ab.sh (a re-check after a change that
+# cannot move them). Exit status: non-zero when a check
 # failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -120,6 +121,18 @@ if [ -n "$muonrun" ]; then
   else
     say "$(printf '%-24s %s' "collectives, 3 ranks" "FAIL (rc $rc): $(grep -m1 -E 'MISMATCH|muon-rt: error' "$log")")"; status=1
   fi
+  # An entry argument in host memory handed to a target=cuda step stops the
+  # job, naming the argument and the GPU (CUDA's own pointer attributes
+  # here; test/Runtime/collectives.test checks it with a stand-in library).
+  log="$report/host-arg.log"
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 \
+      "$(dirname "$muonrun")/muon-runtime-collectives-check" host-arg >"$log" 2>&1
+  if grep -q 'check_arg on cuda: entry argument #7 is in host memory' "$log" &&
+     ! grep -q 'entry argument #0' "$log"; then
+    say "$(printf '%-24s %s' "host-memory argument" "refused as expected: $(grep -m1 'muon-rt: error' "$log")")"
+  else
+    say "$(printf '%-24s %s' "host-memory argument" "FAIL: no clear error (see $(basename "$log"))")"; status=1
+  fi
   say "== the step with target=cuda against the single-device reference (muon-run)"
   steps=$(mktemp -d)
   gen=$root/test/Run/Inputs/gen_step.py
@@ -187,6 +200,15 @@ if [ -n "$muonrun" ] && python3 -c 'import torch; assert torch.cuda.is_available
   PYTHONUNBUFFERED=1 python3 "$root/bench/compare/muon_baselines.py" --device cuda \
       --muon-run "$muonrun" --steps 5 >"$report/bench-step.log" 2>&1 || status=1
   tail -4 "$report/bench-step.log" | tee -a "$summary"
+fi
+if [ -n "$muonrun" ]; then
+  say "== stacked Newton-Schulz against one call per matrix (bench/gpu/ns_stack_ab.sh)"
+  if [ -n "${MUON_GPU_CHECK_QUICK:-}" ]; then
+    say "skipped: MUON_GPU_CHECK_QUICK is set"
+  else
+    MUON_RUN=$muonrun bash "$root/bench/gpu/ns_stack_ab.sh" 2 >"$report/bench-ns-stack.log" 2>&1 || status=1
+    cat "$report/bench-ns-stack.log" | tee -a "$summary"
+  fi
 fi
 say "== gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

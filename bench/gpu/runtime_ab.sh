@@ -27,17 +27,7 @@ cases=("1 rank|--steps 5 $steps/one.mlir"
        "4 ranks sharing the GPU|--steps 5 $steps/four.mlir"
        "main example, 4 ranks sharing the GPU|--steps 3 $root/examples/llama-tp-fsdp.mlir")
 
-run() { # LIBDIR ARGS...: seconds per step after the first ("" on failure)
-  local libdir=$1; shift
-  local out
-  local path=${LD_LIBRARY_PATH:-}
-  [ -n "$libdir" ] && path=$libdir${path:+:$path}
-  out=$(LD_LIBRARY_PATH=$path "$muonrun" --target cuda "$@" 2>&1) ||
-    { echo "$out" | tail -3 >&2; return 0; }
-  grep -q '^PASS' <<<"$out" || { echo "$out" | tail -3 >&2; return 0; }
-  sed -nE 's/.*rank 0, ([0-9.]+) s\/step after the first.*/\1/p' <<<"$out" | head -1
-}
-median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. "$root/bench/gpu/ab_common.sh"
 
 printf '%-40s %12s %12s %10s\n' "step (s/step after the first)" "baseline" "candidate" "base/cand"
 for c in "${cases[@]}"; do
@@ -45,18 +35,9 @@ for c in "${cases[@]}"; do
   b=() ; n=()
   for ((i = 0; i < repeats; i++)); do
     # shellcheck disable=SC2086
-    b+=("$(run "$base" $args)")
+    b+=("$(ab_run "$base" $args)")
     # shellcheck disable=SC2086
-    n+=("$(run "" $args)")
+    n+=("$(ab_run "" $args)")
   done
-  mb=$(echo "${b[*]}" | median); mn=$(echo "${n[*]}" | median)
-  if [ -z "$mb" ] || [ -z "$mn" ]; then
-    printf '%-40s %12s %12s %10s\n' "$name" "${mb:-FAIL}" "${mn:-FAIL}" "-"
-    continue
-  fi
-  passed=$(echo "${b[*]} ${n[*]}" | wc -w)
-  [ "$passed" -eq $((2 * repeats)) ] ||
-    echo "note: $name: $passed of $((2 * repeats)) runs passed (failures above)"
-  printf '%-40s %12.4f %12.4f %9.2fx   (runs: base %s; cand %s)\n' "$name" "$mb" "$mn" \
-    "$(awk -v a="$mb" -v b="$mn" 'BEGIN {print a / b}')" "${b[*]}" "${n[*]}"
+  ab_row "$name" "$repeats" "${b[*]}" "${n[*]}"
 done

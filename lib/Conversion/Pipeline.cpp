@@ -25,6 +25,11 @@
 using namespace mlir;
 
 namespace {
+/// ns-stack-bytes for target=cuda: 64 MiB stacks, e.g. 256 matrices of
+/// 256 x 256 or four of 2048 x 2048; a 4096 x 4096 matrix (64 MiB) or
+/// larger keeps the GPU busy on its own and goes alone.
+constexpr int64_t kCudaNsStackBytes = int64_t(64) << 20;
+
 /// target=cuda: the elementwise ops as kernels of a gpu.module, compiled
 /// through NVVM to a cubin (ptxas from the CUDA toolkit) embedded in the
 /// module as a gpu.binary, which the translation to LLVM IR loads through
@@ -67,6 +72,12 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   optim::MuonExpandStepOptions expand;
   expand.batchCollectives = options.batchCollectives;
   expand.maxPrefetchBytes = options.maxPrefetchBytes;
+  // A GPU runs a stack of small matrices as batched products, where one
+  // call per matrix leaves most of it idle and pays a launch sequence per
+  // matrix; the CPU's BLAS gains nothing from a stack.
+  expand.nsStackBytes = options.nsStackBytes != -1 ? options.nsStackBytes
+                        : options.target == Target::Cuda ? kCudaNsStackBytes
+                                                         : 0;
   pm.addPass(optim::createMuonExpandStep(expand));
   pm.addPass(dist::createDistLowerRedistribute());
   pm.addPass(createConvertMuonToLinalg());

@@ -15,23 +15,45 @@ using namespace muon::plan;
 
 std::vector<std::vector<size_t>>
 plan::scheduleRounds(const std::vector<int64_t> &owners,
-                     const std::vector<double> &cost, bool rounds) {
+                     const std::vector<double> &cost, bool rounds,
+                     const std::vector<NsStackKey> &keys,
+                     int64_t stackBytes) {
   std::vector<std::vector<size_t>> result;
   if (!rounds) {
     for (size_t i = 0; i < owners.size(); ++i)
       result.push_back({i});
     return result;
   }
+  bool stacking = stackBytes > 0 && keys.size() == owners.size();
   std::map<int64_t, std::vector<size_t>> byOwner;
   for (size_t i = 0; i < owners.size(); ++i)
     byOwner[owners[i]].push_back(i);
   for (auto &[owner, list] : byOwner) {
     std::stable_sort(list.begin(), list.end(),
                      [&](size_t a, size_t b) { return cost[a] > cost[b]; });
-    for (size_t k = 0; k < list.size(); ++k) {
+    std::vector<std::vector<size_t>> stacks;
+    std::map<std::vector<int64_t>, size_t> lastOfShape;
+    for (size_t p : list) {
+      if (stacking && !keys[p].shape.empty()) {
+        auto last = lastOfShape.find(keys[p].shape);
+        if (last != lastOfShape.end()) {
+          std::vector<size_t> &stack = stacks[last->second];
+          // (stack.size() + 1) * bytes <= stackBytes, without overflow.
+          if (keys[p].bytes > 0 &&
+              static_cast<int64_t>(stack.size()) <
+                  stackBytes / keys[p].bytes) {
+            stack.push_back(p);
+            continue;
+          }
+        }
+        lastOfShape[keys[p].shape] = stacks.size();
+      }
+      stacks.push_back({p});
+    }
+    for (size_t k = 0; k < stacks.size(); ++k) {
       if (result.size() <= k)
         result.emplace_back();
-      result[k].push_back(list[k]);
+      result[k].insert(result[k].end(), stacks[k].begin(), stacks[k].end());
     }
   }
   for (std::vector<size_t> &round : result)

@@ -38,6 +38,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   MuonToLLVMOptions options;
   options.target = o.target;
   options.batchCollectives = o.batchCollectives;
+  options.nsStackBytes = o.nsStackBytes;
   options.placeDeallocations = o.placeDeallocations;
   if (failed(runMuonToLLVMPipeline(*module, options)) ||
       failed(readRoles(*module, *spec)))

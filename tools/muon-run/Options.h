@@ -29,6 +29,7 @@ struct Options {
   int optLevel = 2;
   Target target = Target::Cpu;
   bool batchCollectives = true; // muon-expand-step{batch-collectives}
+  int64_t nsStackBytes = -1;     // muon-to-llvm{ns-stack-bytes}
   bool placeDeallocations = true; // muon-to-llvm{place-deallocations}
   /// Values for a step that reads lr / weight_decay as operands.
   std::optional<double> lr, weightDecay;

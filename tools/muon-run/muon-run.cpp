@@ -93,6 +93,13 @@ cl::opt<bool> batchCollectives(
              "into one all-to-all each (default true; false keeps one rooted "
              "call per gather and scatter, to compare)"),
     cl::init(true), cl::cat(category));
+cl::opt<int64_t> nsStackBytes(
+    "ns-stack-bytes",
+    cl::desc("Stack an owner's same-shape matrices of a round into one "
+             "batched Newton-Schulz call up to this many bytes (4 per "
+             "element); 0: one call per matrix; -1 (default): 64 MiB with "
+             "--target cuda, 0 with --target cpu"),
+    cl::init(-1), cl::cat(category));
 cl::opt<bool> placeDeallocations(
     "place-deallocations",
     cl::desc("Free each buffer of the step after its last use (default "
@@ -199,6 +206,10 @@ std::string validateOptions() {
   if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
     return "--timeout must be a positive, finite number of seconds, got " +
            number(timeout);
+  if (nsStackBytes < -1)
+    return "--ns-stack-bytes must be -1 (by target), 0 (no stacks) or a "
+           "byte count, got " +
+           std::to_string(nsStackBytes);
   if (transport != "mpi" && transport != "nccl")
     return "--transport must be mpi or nccl, got '" + transport + "'";
   if (transport == "nccl" && target != muon::Target::Cuda)
@@ -369,6 +380,7 @@ int main(int argc, char **argv) {
   o.optLevel = optLevel;
   o.target = target;
   o.batchCollectives = batchCollectives;
+  o.nsStackBytes = nsStackBytes;
   o.placeDeallocations = placeDeallocations;
   if (lrOpt.getNumOccurrences())
     o.lr = lrOpt;

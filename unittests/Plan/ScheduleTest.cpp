@@ -52,6 +52,35 @@ TEST(ScheduleRounds, KthParameterOfEveryOwnerLargestFirst) {
             (Rounds{{0}, {1}, {2}}));
 }
 
+TEST(ScheduleRounds, StacksAnOwnersSameShapeMatricesUpToTheByteBound) {
+  // Owner 0: p0, p2, p3 of shape A (100 bytes), p4 of shape B; owner 1:
+  // p1 of shape A. Owner 0 by cost: p4, p0, p2, p3.
+  std::vector<NsStackKey> keys = {
+      {{8, 4}, 100}, {{8, 4}, 100}, {{8, 4}, 100}, {{8, 4}, 100},
+      {{16, 8}, 400}};
+  std::vector<int64_t> owners = {0, 1, 0, 0, 0};
+  std::vector<double> cost = {1, 1, 1, 1, 4};
+  // 200 bytes: stacks [p4] [p0 p2] [p3] on owner 0, [p1] on owner 1.
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 200),
+            (Rounds{{1, 4}, {0, 2}, {3}}));
+  // 299 bytes still hold two of shape A only.
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 299),
+            (Rounds{{1, 4}, {0, 2}, {3}}));
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 300),
+            (Rounds{{1, 4}, {0, 2, 3}}));
+  // A matrix larger than the bound goes alone; so does one without a key.
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 50),
+            scheduleRounds(owners, cost, true));
+  keys[2].shape.clear();
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 300),
+            (Rounds{{1, 4}, {0, 3}, {2}}));
+  // No bound, or one at a time: no stacks.
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 0),
+            scheduleRounds(owners, cost, true));
+  EXPECT_EQ(scheduleRounds(owners, cost, false, keys, 300),
+            scheduleRounds(owners, cost, false));
+}
+
 TEST(CostModelLinks, IntraNodeWhenTheCommunicatorFitsANode) {
   CostModel m;
   Mesh mesh{{"dp", "tp"}, {4, 8}};

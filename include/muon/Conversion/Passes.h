@@ -76,6 +76,14 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
       llvm::cl::desc("Bound on the gathered matrices one rank holds at once; "
                      "lowers a step's prefetch_count to fit (0: no bound)"),
       llvm::cl::init(0)};
+  Option<int64_t> nsStackBytes{
+      *this, "ns-stack-bytes",
+      llvm::cl::desc("Stack an owner's same-shape matrices of a round into "
+                     "one batched Newton-Schulz call up to this many bytes "
+                     "(muon-expand-step's option; 0: one call per matrix; "
+                     "-1, the default: 64 MiB for target=cuda, 0 for "
+                     "target=cpu)"),
+      llvm::cl::init(-1)};
 };
 
 /// Adds the passes that take a module with `muon.step` (or already expanded

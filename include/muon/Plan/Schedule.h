@@ -23,13 +23,27 @@
 namespace muon {
 namespace plan {
 
+/// What lets parameters of one owner share one batched Newton-Schulz call:
+/// the same `shape` (empty: never stacked), and the bytes one matrix adds
+/// to the stack.
+struct NsStackKey {
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+};
+
 /// The order parameters are updated in, as rounds of parameter indices.
-/// With `rounds`: round k holds the k-th parameter of every owner, each
-/// owner's parameters by descending `cost` (ties in index order), each
-/// round in index order. Without: one parameter per round, in index order.
+/// With `rounds`: round k holds the k-th stack of every owner, each round
+/// in index order. An owner's stacks: its parameters by descending `cost`
+/// (ties in index order), each one a stack of its own, except that one
+/// joins the owner's last stack of its key (`keys`, one per parameter) while
+/// the stack then holds at most `stackBytes` bytes. Without stacking
+/// (`keys` empty or `stackBytes` <= 0) round k holds the k-th parameter of
+/// every owner. Without `rounds`: one parameter per round, in index order.
 std::vector<std::vector<size_t>>
 scheduleRounds(const std::vector<int64_t> &owners,
-               const std::vector<double> &cost, bool rounds);
+               const std::vector<double> &cost, bool rounds,
+               const std::vector<NsStackKey> &keys = {},
+               int64_t stackBytes = 0);
 
 /// Latency (seconds) and bandwidth (bytes per second) of one link.
 struct Link {

@@ -57,9 +57,12 @@ class StepExpander {
 public:
   /// `prefetch`: rounds whose gathers are in flight ahead of the one being
   /// orthogonalised (0: every collective blocks where it is issued).
+  /// `nsStackBytes`: the most bytes (4 per element) of an owner's
+  /// same-shape matrices stacked into one Newton-Schulz call (0: none).
   StepExpander(StepOp step, const StepFacts &facts, bool batch,
-               int64_t prefetch)
-      : step(step), facts(facts), batch(batch), prefetch(prefetch), b(step),
+               int64_t prefetch, int64_t nsStackBytes)
+      : step(step), facts(facts), batch(batch), prefetch(prefetch),
+        nsStackBytes(nsStackBytes), b(step),
         loc(step.getLoc()),
         meshRef(cast<dist::DistTensorType>(step.getParams()[0].getType()).getMesh()) {}
 
@@ -70,7 +73,7 @@ public:
           b, loc, meshRef, b.getStrArrayAttr({mesh().axisNames[a]}));
     size_t n = facts.params.size();
     states.assign(n, ParamState());
-    rounds = roundsOf(step, facts);
+    rounds = roundsOf(step, facts, nsStackBytes);
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its
@@ -89,8 +92,7 @@ public:
       for (size_t j = i + 1; j < std::min(i + k, r); ++j)
         issueLevel(gathers[j]);
       complete(gathers[i]);
-      for (size_t p : rounds[i])
-        orthogonalise(states[p]);
+      orthogonaliseRound(rounds[i]);
       scatters[i] = phaseOf(i, /*afterNs=*/true);
       if (k == 0) {
         complete(scatters[i]);
@@ -150,6 +152,7 @@ private:
   const StepFacts &facts;
   bool batch;
   int64_t prefetch;
+  int64_t nsStackBytes;
   std::vector<ParamState> states;
   std::vector<std::vector<size_t>> rounds;
   std::vector<Phase> gathers, scatters;
@@ -370,6 +373,92 @@ private:
   void orthogonalise(ParamState &s) {
     if (s.nsStep < s.steps.size())
       s.x = emitStep(s, s.steps[s.nsStep], s.x)[0];
+  }
+
+  /// Phase 2 of a round: with stacking, the whole matrices of one static
+  /// type that run on the same ranks go to one batched call (as many as
+  /// fit `nsStackBytes`), in the order their first one appears; the
+  /// others one by one.
+  void orthogonaliseRound(ArrayRef<size_t> round) {
+    std::vector<SmallVector<ParamState *>> stacks;
+    std::map<std::pair<std::vector<int64_t>, const void *>, size_t> open;
+    for (size_t p : round) {
+      ParamState &s = states[p];
+      if (s.nsStep >= s.steps.size())
+        continue;
+      auto type = dyn_cast<RankedTensorType>(s.x.getType());
+      int64_t bytes = type && type.hasStaticShape() && type.getRank() == 2
+                          ? type.getNumElements() * 4
+                          : 0;
+      if (nsStackBytes <= 0 || bytes == 0 || bytes > nsStackBytes ||
+          facts.params[p].plan.localBlocks.size() > 1) {
+        stacks.push_back({&s});
+        continue;
+      }
+      std::pair<std::vector<int64_t>, const void *> key{
+          plan::participants(facts.params[p].plan, s.steps[s.nsStep],
+                             s.ownerCoords),
+          type.getAsOpaquePointer()};
+      auto at = open.find(key);
+      if (at != open.end() &&
+          static_cast<int64_t>(stacks[at->second].size()) <
+              nsStackBytes / bytes) {
+        stacks[at->second].push_back(&s);
+        continue;
+      }
+      open[key] = stacks.size();
+      stacks.push_back({&s});
+    }
+    for (ArrayRef<ParamState *> stack : stacks) {
+      if (stack.size() == 1) {
+        orthogonalise(*stack.front());
+        continue;
+      }
+      ParamState &first = *stack.front();
+      auto type = cast<RankedTensorType>(first.x.getType());
+      SmallVector<Type> types(stack.size(), type);
+      SmallVector<Value> outs = where(
+          participating(first, first.steps[first.nsStep]), types, {}, [&] {
+            return stackedNewtonSchulz(stack, type);
+          });
+      for (auto [s, o] : llvm::zip(stack, outs))
+        s->x = o;
+    }
+  }
+
+  /// One Newton-Schulz over the matrices of `stack` (all of type `type`,
+  /// m x n): inserted into a k x m x n batch, orthogonalised, taken out.
+  SmallVector<Value> stackedNewtonSchulz(ArrayRef<ParamState *> stack,
+                                         RankedTensorType type) {
+    int64_t k = static_cast<int64_t>(stack.size());
+    int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+    Value batch = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{k, m, n},
+                                          type.getElementType());
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(m),
+                                    b.getIndexAttr(n)};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto offsetsOf = [&](int64_t j) {
+      return SmallVector<OpFoldResult>{b.getIndexAttr(j), b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+    };
+    for (auto [j, s] : llvm::enumerate(stack))
+      batch = tensor::InsertSliceOp::create(b, loc, s->x, batch,
+                                            offsetsOf(j), sizes, strides);
+    Value o = newtonSchulz(batch);
+    // Each result is copied out of the batch into a buffer of its own: a
+    // view would keep the whole batch alive until the last result's last
+    // use, and buffers that share one allocation are not the structure
+    // muon-place-deallocations frees one by one.
+    SmallVector<Value> outs;
+    for (int64_t j = 0; j < k; ++j) {
+      Value slice = tensor::ExtractSliceOp::create(b, loc, type, o,
+                                                   offsetsOf(j), sizes, strides);
+      Value own = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                          type.getElementType());
+      outs.push_back(
+          linalg::CopyOp::create(b, loc, slice, own).getResult(0));
+    }
+    return outs;
   }
 
   /// Phase 3: apply the redistributed update.
@@ -664,6 +753,13 @@ struct MuonExpandStepPass
   using MuonExpandStepBase::MuonExpandStepBase;
 
   void runOnOperation() override {
+    if (nsStackBytes < 0) {
+      getOperation().emitError()
+          << "muon-expand-step: ns-stack-bytes = "
+          << static_cast<int64_t>(nsStackBytes)
+          << " must be 0 (no stacking) or a byte count";
+      return signalPassFailure();
+    }
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
@@ -684,7 +780,9 @@ struct MuonExpandStepPass
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
       StepExpander(step, *facts, batchCollectives,
-                   boundedPrefetch(step, *facts, maxPrefetchBytes))
+                   boundedPrefetch(step, *facts, maxPrefetchBytes,
+                                   nsStackBytes),
+                   nsStackBytes)
           .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))

@@ -30,24 +30,40 @@ plan::ScheduleKind muon::optim::scheduleOf(StepOp step) {
                                        : plan::ScheduleKind::Sequential;
 }
 
-std::vector<std::vector<size_t>> muon::optim::roundsOf(StepOp step,
-                                                       const StepFacts &facts) {
+std::vector<std::vector<size_t>>
+muon::optim::roundsOf(StepOp step, const StepFacts &facts,
+                      int64_t nsStackBytes) {
   std::vector<double> cost;
-  for (const ParamFacts &p : facts.params)
+  std::vector<plan::NsStackKey> keys;
+  for (const ParamFacts &p : facts.params) {
     cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
                                     step.getNsSteps()));
+    // One whole matrix per owner (no expert stack, no blocks): stacked
+    // with others of its shape and element type.
+    plan::NsStackKey key;
+    if (p.shape.size() == 2 && p.plan.batch == 1 &&
+        p.plan.localBlocks.size() <= 1) {
+      key.shape = {p.plan.m, p.plan.n,
+                   static_cast<int64_t>(
+                       p.type.getElementType().getIntOrFloatBitWidth())};
+      key.bytes = p.plan.m * p.plan.n * 4;
+    }
+    keys.push_back(std::move(key));
+  }
   return plan::scheduleRounds(
       std::vector<int64_t>(step.getOwners()->begin(), step.getOwners()->end()),
-      cost, step.getAsyncGpuParallelism());
+      cost, step.getAsyncGpuParallelism(), keys, nsStackBytes);
 }
 
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
-                                   int64_t maxPrefetchBytes) {
+                                     int64_t maxPrefetchBytes,
+                                     int64_t nsStackBytes) {
   int64_t k = step.getPrefetchCount();
   if (maxPrefetchBytes <= 0 || k == 0)
     return k;
   std::vector<plan::ParamCostInput> inputs = costInputs(step, facts);
-  std::vector<std::vector<size_t>> rounds = roundsOf(step, facts);
+  std::vector<std::vector<size_t>> rounds =
+      roundsOf(step, facts, nsStackBytes);
   auto peakOf = [&](int64_t depth) {
     std::vector<double> peak = plan::gatheredPeakBytes(
         inputs, facts.mesh, rounds, depth, /*bytesPerElement=*/4);

@@ -28,14 +28,18 @@ std::vector<plan::ParamCostInput> costInputs(StepOp step,
 plan::ScheduleKind scheduleOf(StepOp step);
 
 /// The order muon-expand-step updates the parameters in (plan::scheduleRounds
-/// with each owner's Newton-Schulz FLOPs as the cost).
-std::vector<std::vector<size_t>> roundsOf(StepOp step, const StepFacts &facts);
+/// with each owner's Newton-Schulz FLOPs as the cost), with an owner's
+/// whole matrices of one shape and element type stacked up to
+/// `nsStackBytes` (4 bytes per element; 0: no stacking).
+std::vector<std::vector<size_t>>
+roundsOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes = 0);
 
 /// The step's prefetch_count, lowered until the gathered matrices (f32)
-/// one rank holds at once fit `maxPrefetchBytes` (0: no bound); a remark
-/// at the step says when it was lowered.
+/// one rank holds at once fit `maxPrefetchBytes` (0: no bound), over the
+/// rounds roundsOf makes with `nsStackBytes`; a remark at the step says
+/// when it was lowered.
 int64_t boundedPrefetch(StepOp step, const StepFacts &facts,
-                        int64_t maxPrefetchBytes);
+                        int64_t maxPrefetchBytes, int64_t nsStackBytes = 0);
 
 } // namespace optim
 } // namespace muon

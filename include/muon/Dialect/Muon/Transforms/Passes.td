@@ -75,6 +75,16 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     round), and round i's scatters are waited on after round i + 1's
     Newton-Schulz. A rank then holds the gathered matrices of up to k + 1
     rounds; `max-prefetch-bytes` bounds that peak by lowering k.
+
+    With `ns-stack-bytes = B > 0` (and rounds) an owner's whole matrices of
+    one shape and element type share rounds: taken by descending cost, a
+    parameter joins the owner's last stack of its shape while the stack
+    then holds at most B bytes (4 per element), and round k holds every
+    owner's k-th stack. Inputs of one stack that run on the same ranks go
+    to one `muon.newton_schulz` on a k x m x n batch (`tensor.insert_slice`
+    in, `tensor.extract_slice` out): one call instead of k, which a GPU
+    runs as batched products. The results are those of k separate calls
+    (up to the kernels' rounding where the batched kernel differs).
   }];
   let options = [
     Option<"batchCollectives", "batch-collectives", "bool", "true",
@@ -83,7 +93,11 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     Option<"maxPrefetchBytes", "max-prefetch-bytes", "int64_t", "0",
            "Bound on the gathered matrices (f32 bytes) one rank holds at "
            "once: a step whose prefetch_count would exceed it prefetches "
-           "fewer rounds, with a remark (0: no bound)">
+           "fewer rounds, with a remark (0: no bound)">,
+    Option<"nsStackBytes", "ns-stack-bytes", "int64_t", "0",
+           "Stack an owner's same-shape matrices of a round into one "
+           "batched Newton-Schulz call while the stack holds at most this "
+           "many bytes (4 per element); 0: one call per matrix">
   ];
   let dependentDialects = [
     "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
