@@ -100,12 +100,22 @@ class _MeshInfo:
                 f"the parameters' device mesh {first} must span the job's "
                 f"{_world_size()} ranks in row-major order (ranks "
                 f"{ranks})")
-        if first.device_type != "cpu":
-            raise MuonError(
-                f"the parameters live on '{first.device_type}'; this "
-                "optimizer runs the CPU target (a step compiled with "
-                "muon.compile(..., target='cuda') takes CUDA tensors)")
         return _MeshInfo(list(zip(_names_of(first), shape)), first)
+
+
+def _target_of(params: Sequence[torch.Tensor]) -> str:
+    """The compile target of the parameters' local tensors: "cpu" for CPU
+    tensors, "cuda" for CUDA tensors (every parameter on one kind)."""
+    kinds = sorted({_local(p).device.type for p in params})
+    if len(kinds) != 1:
+        raise MuonError(f"the parameters live on devices of several kinds "
+                        f"({', '.join(kinds)}); one optimizer step runs on "
+                        "CPU tensors or on CUDA tensors")
+    if kinds[0] not in ("cpu", "cuda"):
+        raise MuonError(f"the parameters live on '{kinds[0]}'; this "
+                        "optimizer runs on CPU tensors (the cpu target) or "
+                        "CUDA tensors (the cuda target)")
+    return kinds[0]
 
 
 def _world_size() -> int:
@@ -182,6 +192,11 @@ class Muon(torch.optim.Optimizer):
     (fused QKV or gate/up projections, attention heads), each scaled for
     its own shape.
 
+    The parameters are CPU tensors (the step compiles for the cpu target)
+    or CUDA tensors (the cuda target: Newton-Schulz and the elementwise
+    work on the GPU, each rank on GPU local rank mod device count; the
+    step's result copies stay on the device).
+
     ``distributed_config`` (from :func:`create_auto_config`) describes
     plain-tensor parameters that hold local shards by the process groups
     they are split over, for models that do not use DTensor."""
@@ -236,6 +251,7 @@ class Muon(torch.optim.Optimizer):
                     p.detach())
         self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int]]] = {}
         self._mesh: Optional[_MeshInfo] = None
+        self._target = "cpu"
 
     # -- building -----------------------------------------------------------
 
@@ -272,7 +288,7 @@ class Muon(torch.optim.Optimizer):
             shape, pl, gl, order, expert = self._describe(p, first + i, what)
             layouts.append((tuple(shape), tuple(pl), tuple(gl),
                             tuple(sorted((order or {}).items())), expert))
-        key = (gi, tuple(with_grad), tuple(layouts), split,
+        key = (gi, self._target, tuple(with_grad), tuple(layouts), split,
                tuple(sorted((k, str(v)) for k, v in hyper.items())))
         if key in self._compiled:
             return self._compiled[key]
@@ -282,7 +298,7 @@ class Muon(torch.optim.Optimizer):
             b.add(f"group{gi}.param{i}", shape, list(pl),
                   grad_placements=list(gl), order=dict(order) or None,
                   expert=expert, split=split)
-        compiled = _run.compile(b.build())
+        compiled = _run.compile(b.build(), target=self._target)
         import torch.distributed as dist
         if dist.is_available() and dist.is_initialized() and \
                 compiled.rank != dist.get_rank():
@@ -306,6 +322,7 @@ class Muon(torch.optim.Optimizer):
             self._mesh = (self._config._mesh(everything)
                           if self._config is not None
                           else _MeshInfo.of(everything))
+            self._target = _target_of(everything)
         for gi, group in enumerate(self.param_groups):
             params = group["params"]
             with_grad = [i for i, p in enumerate(params)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import muon
+from muon._ir import MuonError
 from muon.optim import Muon
 from muon.reference import muon_step
 from conftest import TESTS, mpirun, python_path
@@ -110,6 +111,47 @@ def test_process_group_form_refusals():
 def test_one_dimensional_parameters_are_refused():
     with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
         Muon([torch.nn.Parameter(torch.zeros(3))])
+
+
+def test_parameters_on_another_device_are_refused():
+    w = torch.nn.Parameter(torch.zeros(4, 4, device="meta"))
+    w.grad = torch.zeros(4, 4, device="meta")
+    opt = Muon([w])
+    with pytest.raises(MuonError, match="the parameters live on 'meta'; "
+                       "this optimizer runs on CPU tensors"):
+        opt.step()
+
+
+def _have_cuda():
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _have_cuda(), reason="no CUDA device with PyTorch")
+def test_cuda_parameters_run_the_cuda_target():
+    # CUDA parameters compile for the cuda target and stay on the GPU; the
+    # fp32 step equals the float64 reference like the CPU one.
+    torch.manual_seed(4)
+    w = torch.nn.Parameter(torch.randn(6, 4, device="cuda"))
+    v = torch.nn.Parameter(torch.randn(6, 4, device="cuda"))
+    opt = Muon([w, v], lr=0.05, weight_decay=0.1)
+    ref = {id(p): (p.detach().double().cpu().numpy(), np.zeros(p.shape))
+           for p in (w, v)}
+    for step in range(3):
+        for p in (w, v):
+            p.grad = torch.randn(p.shape, device="cuda")
+            rp, rm = ref[id(p)]
+            ref[id(p)] = muon_step(rp, p.grad.cpu().numpy(), rm, lr=0.05,
+                                   weight_decay=0.1)
+        opt.step()
+    assert opt._target == "cuda"
+    for p in (w, v):
+        assert p.device.type == "cuda"
+        np.testing.assert_allclose(p.detach().cpu().numpy(), ref[id(p)][0],
+                                   rtol=1e-5, atol=1e-5)
+        buf = opt.state[p]["momentum_buffer"]
+        assert buf.device.type == "cuda"
+        np.testing.assert_allclose(buf.cpu().numpy(), ref[id(p)][1],
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_plain_tensors_in_one_process_and_state_dict():
