@@ -5,6 +5,7 @@
 #include "muon/Runtime/BroadcastBatch.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <limits>
 #include <map>
@@ -24,7 +25,9 @@ plan::scheduleRounds(const std::vector<int64_t> &owners,
       result.push_back({i});
     return result;
   }
-  bool stacking = stackBytes > 0 && keys.size() == owners.size();
+  assert((keys.empty() || keys.size() == owners.size()) &&
+         "one stack key per parameter");
+  bool stacking = stackBytes > 0 && !keys.empty();
   std::map<int64_t, std::vector<size_t>> byOwner;
   for (size_t i = 0; i < owners.size(); ++i)
     byOwner[owners[i]].push_back(i);
@@ -32,21 +35,20 @@ plan::scheduleRounds(const std::vector<int64_t> &owners,
     std::stable_sort(list.begin(), list.end(),
                      [&](size_t a, size_t b) { return cost[a] > cost[b]; });
     std::vector<std::vector<size_t>> stacks;
-    std::map<std::vector<int64_t>, size_t> lastOfShape;
+    std::map<std::vector<int64_t>, size_t> lastOfKind;
     for (size_t p : list) {
-      if (stacking && !keys[p].shape.empty()) {
-        auto last = lastOfShape.find(keys[p].shape);
-        if (last != lastOfShape.end()) {
+      if (stacking && !keys[p].kind.empty() && keys[p].bytes > 0) {
+        auto last = lastOfKind.find(keys[p].kind);
+        if (last != lastOfKind.end()) {
           std::vector<size_t> &stack = stacks[last->second];
           // (stack.size() + 1) * bytes <= stackBytes, without overflow.
-          if (keys[p].bytes > 0 &&
-              static_cast<int64_t>(stack.size()) <
-                  stackBytes / keys[p].bytes) {
+          if (static_cast<int64_t>(stack.size()) <
+              stackBytes / keys[p].bytes) {
             stack.push_back(p);
             continue;
           }
         }
-        lastOfShape[keys[p].shape] = stacks.size();
+        lastOfKind[keys[p].kind] = stacks.size();
       }
       stacks.push_back({p});
     }

@@ -71,9 +71,13 @@ TEST(ScheduleRounds, StacksAnOwnersSameShapeMatricesUpToTheByteBound) {
   // A matrix larger than the bound goes alone; so does one without a key.
   EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 50),
             scheduleRounds(owners, cost, true));
-  keys[2].shape.clear();
+  keys[2].kind.clear();
   EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 300),
             (Rounds{{1, 4}, {0, 3}, {2}}));
+  // A parameter without bytes never joins a stack.
+  keys[3].bytes = 0;
+  EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 300),
+            (Rounds{{1, 4}, {0}, {2}, {3}}));
   // No bound, or one at a time: no stacks.
   EXPECT_EQ(scheduleRounds(owners, cost, true, keys, 0),
             scheduleRounds(owners, cost, true));

@@ -24,10 +24,11 @@ namespace muon {
 namespace plan {
 
 /// What lets parameters of one owner share one batched Newton-Schulz call:
-/// the same `shape` (empty: never stacked), and the bytes one matrix adds
-/// to the stack.
+/// the same `kind` (e.g. the matrix's shape and element type; empty: never
+/// stacked), and the bytes one matrix adds to the stack (a parameter with
+/// `bytes` <= 0 is never stacked either).
 struct NsStackKey {
-  std::vector<int64_t> shape;
+  std::vector<int64_t> kind;
   int64_t bytes = 0;
 };
 
@@ -35,10 +36,12 @@ struct NsStackKey {
 /// With `rounds`: round k holds the k-th stack of every owner, each round
 /// in index order. An owner's stacks: its parameters by descending `cost`
 /// (ties in index order), each one a stack of its own, except that one
-/// joins the owner's last stack of its key (`keys`, one per parameter) while
-/// the stack then holds at most `stackBytes` bytes. Without stacking
-/// (`keys` empty or `stackBytes` <= 0) round k holds the k-th parameter of
-/// every owner. Without `rounds`: one parameter per round, in index order.
+/// joins the owner's last stack of its `kind` (`keys`, one per parameter)
+/// while that stack then holds at most `stackBytes` bytes (its size plus
+/// one, times the joining parameter's `bytes`). Without stacking (`keys`
+/// empty or `stackBytes` <= 0) round k holds the k-th parameter of every
+/// owner. Without `rounds`: one parameter per round, in index order.
+/// `keys`, when not empty, has one entry per parameter.
 std::vector<std::vector<size_t>>
 scheduleRounds(const std::vector<int64_t> &owners,
                const std::vector<double> &cost, bool rounds,

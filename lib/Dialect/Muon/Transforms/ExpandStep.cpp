@@ -375,10 +375,10 @@ private:
       s.x = emitStep(s, s.steps[s.nsStep], s.x)[0];
   }
 
-  /// Phase 2 of a round: with stacking, the whole matrices of one static
-  /// type that run on the same ranks go to one batched call (as many as
-  /// fit `nsStackBytes`), in the order their first one appears; the
-  /// others one by one.
+  /// Phase 2 of a round: with stacking, the single matrices (one per owner:
+  /// not split into several blocks) of one static 2-D type that run on the
+  /// same ranks go to one batched call (as many as fit `nsStackBytes`), in
+  /// the order their first one appears; the others one by one.
   void orthogonaliseRound(ArrayRef<size_t> round) {
     std::vector<SmallVector<ParamState *>> stacks;
     std::map<std::pair<std::vector<int64_t>, const void *>, size_t> open;
@@ -754,10 +754,12 @@ struct MuonExpandStepPass
 
   void runOnOperation() override {
     if (nsStackBytes < 0) {
-      getOperation().emitError()
+      // At the module's location, without the module printed after it.
+      emitError(getOperation().getLoc())
           << "muon-expand-step: ns-stack-bytes = "
           << static_cast<int64_t>(nsStackBytes)
-          << " must be 0 (no stacking) or a byte count";
+          << " must be 0 (no stacking) or a byte count (muon-to-llvm also "
+             "takes -1: by target)";
       return signalPassFailure();
     }
     // Layouts are read below: every !dist.tensor must verify first.

@@ -38,15 +38,17 @@ muon::optim::roundsOf(StepOp step, const StepFacts &facts,
   for (const ParamFacts &p : facts.params) {
     cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
                                     step.getNsSteps()));
-    // One whole matrix per owner (no expert stack, no blocks): stacked
-    // with others of its shape and element type.
+    // One matrix per owner (not an expert stack, at most one block of a
+    // split): stacked with others of its shape and element type.
     plan::NsStackKey key;
-    if (p.shape.size() == 2 && p.plan.batch == 1 &&
-        p.plan.localBlocks.size() <= 1) {
-      key.shape = {p.plan.m, p.plan.n,
-                   static_cast<int64_t>(
-                       p.type.getElementType().getIntOrFloatBitWidth())};
-      key.bytes = p.plan.m * p.plan.n * 4;
+    std::vector<std::pair<int64_t, int64_t>> matrices =
+        plan::nsMatrices(p.plan);
+    if (p.shape.size() == 2 && p.plan.batch == 1 && matrices.size() == 1) {
+      auto [rows, cols] = matrices.front();
+      key.kind = {rows, cols,
+                  static_cast<int64_t>(reinterpret_cast<uintptr_t>(
+                      p.type.getElementType().getAsOpaquePointer()))};
+      key.bytes = rows * cols * 4;
     }
     keys.push_back(std::move(key));
   }
