@@ -185,6 +185,27 @@ else
   say "== the step with target=cuda: skipped (no muon-run: build with LLVM 22, or pass MUON_GPU_BUNDLE)"
 fi
 
+# The Python package's GPU tests (CUDA tensors through muon.compile and
+# muon.optim.Muon): the build's package, or the bundle's when it carries
+# one for this python3 (make-gpu-bundle.sh with MUON_BUNDLE_PYTHON).
+pypkg=""
+suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+if [ -n "$muonrun" ] && [ -f "$(dirname "$muonrun")/../python/muon/_muon$suffix" ]; then
+  pypkg=$(cd "$(dirname "$muonrun")/../python" && pwd)
+fi
+say "== the Python package on the GPU (pytest -k cuda)"
+if [ -z "$pypkg" ]; then
+  say "skipped: no build of the Python package for $(python3 --version 2>&1) here"
+elif ! python3 -c 'import torch, pytest; assert torch.cuda.is_available()' 2>/dev/null; then
+  say "skipped: python3 has no PyTorch with CUDA, or no pytest"
+else
+  log="$report/python-cuda.log"
+  PYTHONPATH=$pypkg:$root/python/tests MUON_TEST_INSTALLED=1 python3 -m pytest -q \
+      -p no:cacheprovider "$root/python/tests/test_run.py" \
+      "$root/python/tests/test_torch.py" -k cuda >"$log" 2>&1 || status=1
+  say "python tests: $(tail -1 "$log")"
+fi
+
 say "== benchmark: bench/gpu/ns.py"
 if [ -n "${MUON_GPU_CHECK_QUICK:-}" ]; then
   say "skipped: MUON_GPU_CHECK_QUICK is set"

@@ -6,6 +6,9 @@
 # it was built with, and Open MPI (mpirun, its libraries and the plugins
 # that need nothing beyond them), relocated with OPAL_PREFIX: GPU images
 # rarely have MPI. The CUDA driver and cuBLAS come from the target machine.
+# With MUON_BUNDLE_PYTHON=PYTHON also the Python package, built for that
+# Python (scripts/bundle-python-extension.sh: e.g. a Python 3.12 with
+# nanobind, for GPU machines whose python3 with PyTorch is 3.12).
 #
 #   bash scripts/make-gpu-bundle.sh OUT.tar.xz     (after scripts/build.sh)
 #
@@ -83,6 +86,12 @@ if command -v ompi_info >/dev/null; then
     [ $missing -eq 0 ] && cp "$plugin" "$stage/$(relative "$pkglibdir")/"
   done
   echo "make-gpu-bundle: Open MPI $(ompi_info --version | awk 'NR==1 {print $NF}') with $(ls "$stage/$(relative "$pkglibdir")" | wc -l) plugins"
+fi
+# The Python package for the GPU machine's Python (MUON_BUNDLE_PYTHON: an
+# interpreter of that version with nanobind), so gpu-check.sh can run the
+# Python GPU tests there.
+if [ -n "${MUON_BUNDLE_PYTHON:-}" ]; then
+  bash "$root/scripts/bundle-python-extension.sh" "$stage" "$MUON_BUNDLE_PYTHON"
 fi
 tar -C "$stage" -cf - . | xz -T0 -6 >"$out"
 echo "make-gpu-bundle: $out ($(du -h "$out" | cut -f1))"
