@@ -30,3 +30,20 @@ ab_row() { # NAME REPEATS "BASE TIMES" "CANDIDATE TIMES": medians and ratio
   printf '%-40s %12.4f %12.4f %9.2fx   (runs: base %s; cand %s)\n' "$name" "$mb" "$mn" \
     "$(awk -v a="$mb" -v b="$mn" 'BEGIN {print a / b}')" "$b" "$n"
 }
+
+ab_cases() { # BASE_LIB BASE_FLAGS CAND_LIB CAND_FLAGS REPEATS "NAME|ARGS"...:
+  # one table row per case, baseline and candidate runs interleaved (a
+  # variant's LIB dir goes first on LD_LIBRARY_PATH, its FLAGS before ARGS)
+  local baselib=$1 baseflags=$2 candlib=$3 candflags=$4 repeats=$5 c
+  shift 5
+  for c in "$@"; do
+    local name=${c%%|*} args=${c#*|} b=() n=() i
+    for ((i = 0; i < repeats; i++)); do
+      # shellcheck disable=SC2086
+      b+=("$(ab_run "$baselib" $baseflags $args)")
+      # shellcheck disable=SC2086
+      n+=("$(ab_run "$candlib" $candflags $args)")
+    done
+    ab_row "$name" "$repeats" "${b[*]}" "${n[*]}"
+  done
+}

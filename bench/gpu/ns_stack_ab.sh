@@ -34,14 +34,4 @@ cases=("main example, 1 rank, fp32|--steps 6 $steps/main1.mlir"
 . "$root/bench/gpu/ab_common.sh"
 
 printf '%-40s %12s %12s %10s\n' "step (s/step after the first)" "one per call" "stacked" "ratio"
-for c in "${cases[@]}"; do
-  name=${c%%|*}; args=${c#*|}
-  b=() ; n=()
-  for ((i = 0; i < repeats; i++)); do
-    # shellcheck disable=SC2086
-    b+=("$(ab_run "" --ns-stack-bytes=0 $args)")
-    # shellcheck disable=SC2086
-    n+=("$(ab_run "" $args)")
-  done
-  ab_row "$name" "$repeats" "${b[*]}" "${n[*]}"
-done
+ab_cases "" "--ns-stack-bytes=0" "" "" "$repeats" "${cases[@]}"

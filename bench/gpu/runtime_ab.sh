@@ -30,14 +30,4 @@ cases=("1 rank|--steps 5 $steps/one.mlir"
 . "$root/bench/gpu/ab_common.sh"
 
 printf '%-40s %12s %12s %10s\n' "step (s/step after the first)" "baseline" "candidate" "base/cand"
-for c in "${cases[@]}"; do
-  name=${c%%|*}; args=${c#*|}
-  b=() ; n=()
-  for ((i = 0; i < repeats; i++)); do
-    # shellcheck disable=SC2086
-    b+=("$(ab_run "$base" $args)")
-    # shellcheck disable=SC2086
-    n+=("$(ab_run "" $args)")
-  done
-  ab_row "$name" "$repeats" "${b[*]}" "${n[*]}"
-done
+ab_cases "$base" "" "" "" "$repeats" "${cases[@]}"
