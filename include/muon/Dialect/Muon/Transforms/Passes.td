@@ -76,15 +76,17 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     Newton-Schulz. A rank then holds the gathered matrices of up to k + 1
     rounds; `max-prefetch-bytes` bounds that peak by lowering k.
 
-    With `ns-stack-bytes = B > 0` (and rounds) an owner's whole matrices of
-    one shape and element type share rounds: taken by descending cost, a
-    parameter joins the owner's last stack of its shape while the stack
-    then holds at most B bytes (4 per element), and round k holds every
-    owner's k-th stack. Inputs of one stack that run on the same ranks go
-    to one `muon.newton_schulz` on a k x m x n batch (`tensor.insert_slice`
-    in, `tensor.extract_slice` out): one call instead of k, which a GPU
-    runs as batched products. The results are those of k separate calls
-    (up to the kernels' rounding where the batched kernel differs).
+    With `ns-stack-bytes = B > 0` (and rounds) the parameters whose owner
+    orthogonalises one matrix (whole, or the one block of a `split`
+    parameter's shard) share rounds by shape and element type: taken by
+    descending cost, a parameter joins the owner's last stack of its shape
+    and element type while the stack then holds at most B bytes (4 per
+    element), and round k holds every owner's k-th stack. Inputs of one
+    stack that run on the same ranks go to one `muon.newton_schulz` on a
+    k x m x n batch (`tensor.insert_slice` in, `tensor.extract_slice` and
+    a `linalg.copy` each out): one call instead of k, which a GPU runs as
+    batched products. The results are those of k separate calls (up to
+    the kernels' rounding where the batched kernel differs).
   }];
   let options = [
     Option<"batchCollectives", "batch-collectives", "bool", "true",
