@@ -9,6 +9,7 @@
 #define MUON_C_PIPELINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
@@ -23,15 +24,20 @@ extern "C" {
 /// Start from muonLLVMPipelineOptionsDefault() and change fields: a
 /// zero-initialised struct has an empty (unknown) target.
 typedef struct MuonLLVMPipelineOptions {
-  /// Code generation target, by name. Available: "cpu" (host code over the
-  /// MPI + CBLAS runtime). The string is only read during
-  /// muonBuildMuonToLLVMPipeline.
+  /// Code generation target, by name: "cpu" (host code over the MPI +
+  /// CBLAS runtime) or "cuda" (tensors in GPU memory). The string is only
+  /// read during muonBuildMuonToLLVMPipeline.
   MlirStringRef target;
   /// Run muon-assign-owners first (steps with explicit owners keep them).
   bool assignOwners;
+  /// Stack an owner's same-shape matrices of a round into one batched
+  /// Newton-Schulz call up to this many bytes (4 per element): 0, one call
+  /// per matrix; -1, by target (64 MiB for "cuda", 0 for "cpu"). Below -1
+  /// is refused like an unknown target.
+  int64_t nsStackBytes;
 } MuonLLVMPipelineOptions;
 
-/// The defaults: target "cpu", assignOwners true.
+/// The defaults: target "cpu", assignOwners true, nsStackBytes -1.
 MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 
 /// Adds the muon-to-llvm passes to `pm` (built from pass constructors: the
@@ -40,9 +46,10 @@ MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 /// mlirPassManagerRunOnOp on the module's operation, from a pass manager made
 /// with mlirPassManagerCreate and mlirPassManagerGetAsOpPassManager.
 ///
-/// Fails, adding nothing, for an unknown `options.target`; then
-/// `errorCallback` (when not NULL) receives a message naming the target and
-/// the available ones (in one call) with `userData`.
+/// Fails, adding nothing, for an unknown `options.target` or an
+/// `options.nsStackBytes` below -1; then `errorCallback` (when not NULL)
+/// receives a message naming the target and the available ones, or the
+/// value (in one call) with `userData`.
 MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
     MlirOpPassManager pm, MuonLLVMPipelineOptions options,
     MlirStringCallback errorCallback, void *userData);
@@ -50,8 +57,8 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
 /// Runs the muon-to-llvm pipeline on `module` (a builtin.module) with the IR
 /// verified once, at the end, instead of after every pass (faster on large
 /// steps; the muon passes verify their own output as they go). Diagnostics
-/// go to the context's handlers. Fails for an unknown `options.target`
-/// (reported through `errorCallback` as for muonBuildMuonToLLVMPipeline),
+/// go to the context's handlers. Fails for options
+/// muonBuildMuonToLLVMPipeline refuses (reported through `errorCallback`),
 /// for an operation that is not a module, or when the pipeline fails.
 MLIR_CAPI_EXPORTED MlirLogicalResult muonRunMuonToLLVMPipeline(
     MlirOperation module, MuonLLVMPipelineOptions options,

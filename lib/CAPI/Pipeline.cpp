@@ -19,32 +19,39 @@ MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
   MuonLLVMPipelineOptions options;
   options.target = mlirStringRefCreate("cpu", 3);
   options.assignOwners = true;
+  options.nsStackBytes = -1;
   return options;
 }
 
 namespace {
 /// Sets `cxxOptions` from `options`; false after telling `errorCallback`
-/// about an unknown target.
+/// about an unknown target or a stack bound below -1.
 bool toCxxOptions(MuonLLVMPipelineOptions options,
                   muon::MuonToLLVMOptions &cxxOptions,
                   MlirStringCallback errorCallback, void *userData) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
   llvm::StringRef target = unwrap(options.target);
   const muon::TargetLowering *found = muon::lookupTargetLowering(target);
   if (!found) {
-    if (errorCallback) {
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      os << "muon-to-llvm: unknown target '" << target
-         << "'; available targets: ";
-      llvm::interleave(
-          muon::getAllTargetLowerings(), os,
-          [&](const muon::TargetLowering &t) { os << t.name; }, ", ");
+    os << "muon-to-llvm: unknown target '" << target
+       << "'; available targets: ";
+    llvm::interleave(
+        muon::getAllTargetLowerings(), os,
+        [&](const muon::TargetLowering &t) { os << t.name; }, ", ");
+  } else if (options.nsStackBytes < -1) {
+    os << "muon-to-llvm: nsStackBytes must be -1 (by target), 0 (no "
+          "stacks) or a byte count, got "
+       << options.nsStackBytes;
+  }
+  if (!message.empty()) {
+    if (errorCallback)
       errorCallback(wrap(llvm::StringRef(message)), userData);
-    }
     return false;
   }
   cxxOptions.target = found->target;
   cxxOptions.assignOwners = options.assignOwners;
+  cxxOptions.nsStackBytes = options.nsStackBytes;
   return true;
 }
 } // namespace

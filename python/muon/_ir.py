@@ -140,10 +140,15 @@ class Module:
             self._m.run_pipeline(pipeline), f"pipeline '{pipeline}' failed")
         return self
 
-    def lower(self, target: str = "cpu", assign_owners: bool = True) -> "Module":
-        """Runs muon-to-llvm (``target``: "cpu" or "cuda") in place."""
+    def lower(self, target: str = "cpu", assign_owners: bool = True,
+              ns_stack_bytes: int = -1) -> "Module":
+        """Runs muon-to-llvm (``target``: "cpu" or "cuda") in place.
+        ``ns_stack_bytes``: an owner's same-shape matrices of a round go to
+        one batched Newton-Schulz call up to that many bytes (4 per
+        element); 0: one call per matrix; -1: by target (64 MiB for cuda,
+        0 for cpu)."""
         self.diagnostics = self.context._check(
-            self._m.lower(target, assign_owners),
+            self._m.lower(target, assign_owners, ns_stack_bytes),
             f"muon-to-llvm (target={target}) failed")
         return self
 

@@ -215,10 +215,12 @@ bool runPipeline(Module &m, const std::string &pipeline) {
 
 /// The muon-to-llvm pipeline (built from pass constructors, the IR verified
 /// once at the end).
-bool lower(Module &m, const std::string &target, bool assignOwners) {
+bool lower(Module &m, const std::string &target, bool assignOwners,
+           int64_t nsStackBytes) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   options.target = mlirStringRefCreate(target.c_str(), target.size());
   options.assignOwners = assignOwners;
+  options.nsStackBytes = nsStackBytes;
   std::string error;
   bool ok = mlirLogicalResultIsSuccess(
       muonRunMuonToLLVMPipeline(m.op(), options, appendTo, &error));

@@ -94,6 +94,26 @@ def test_lower_to_llvm_and_unknown_target():
         muon.parse(STEP).lower(target="gpu")
 
 
+def test_lower_stacks_same_shape_matrices_on_request():
+    # Three 64x32 matrices on one rank: one Newton-Schulz call per matrix by
+    # default on the cpu target, one call on a batch with ns_stack_bytes.
+    three = """
+dist.mesh @m [dp = 1]
+!t = !dist.tensor<64x32xf32, @m, [shard<0>]>
+func.func @step(%p0: !t, %p1: !t, %p2: !t, %g0: !t, %g1: !t, %g2: !t,
+                %m0: !t, %m1: !t, %m2: !t) -> (!t, !t, !t, !t, !t, !t) {
+  %r:6 = muon.step params(%p0, %p1, %p2 : !t, !t, !t)
+      grads(%g0, %g1, %g2 : !t, !t, !t)
+      momenta(%m0, %m1, %m2 : !t, !t, !t) {lr = 0.02 : f64}
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5 : !t, !t, !t, !t, !t, !t
+}"""
+    call = "llvm.call @muon_rt_newton_schulz_by_reference("
+    assert str(muon.parse(three).lower()).count(call) == 3
+    assert str(muon.parse(three).lower(ns_stack_bytes=65536)).count(call) == 1
+    with pytest.raises(muon.MuonError, match="nsStackBytes must be -1"):
+        muon.parse(three).lower(ns_stack_bytes=-5)
+
+
 def test_report_and_plan():
     m = muon.parse(gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp"))
     text = m.report_text()

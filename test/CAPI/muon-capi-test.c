@@ -3,7 +3,8 @@
 |* Registers muon's dialects (muonRegisterAllDialects only), parses a module   *|
 |* with one muon.step, prints its report and the plan of parameter 0, builds  *|
 |* and runs the muon-to-llvm pipeline and prints the lowered module; checks   *|
-|* that an unknown target is refused. Run by test/CAPI/capi.test.             *|
+|* that an unknown target and a stack bound below -1 are refused. Run by      *|
+|* test/CAPI/capi.test.                                                       *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -96,6 +97,29 @@ static int unknownTarget(MlirContext context) {
   return status;
 }
 
+/* A stack bound below -1 is refused with its value, like an unknown target. */
+static int badStackBytes(MlirContext context) {
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  Message error = {{0}, 0};
+  MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
+  int status = 0;
+  if (options.nsStackBytes != -1) {
+    fprintf(stderr, "the default nsStackBytes is not -1\n");
+    status = 1;
+  }
+  options.nsStackBytes = -5;
+  if (mlirLogicalResultIsSuccess(muonBuildMuonToLLVMPipeline(
+          mlirPassManagerGetAsOpPassManager(pm), options, collectMessage,
+          &error))) {
+    fprintf(stderr, "nsStackBytes -5 was accepted\n");
+    status = 1;
+  } else {
+    printf("error: %s\n", error.text);
+  }
+  mlirPassManagerDestroy(pm);
+  return status;
+}
+
 /* muonRunMuonToLLVMPipeline: the same lowering in one call (a fresh parse of
    the module), and the unknown target refused with its message. */
 static int runPipeline(MlirContext context) {
@@ -163,6 +187,8 @@ static int run(MlirContext context) {
   mlirModuleDestroy(module);
   if (status == 0)
     status = unknownTarget(context);
+  if (status == 0)
+    status = badStackBytes(context);
   if (status == 0)
     status = runPipeline(context);
   return status;
