@@ -415,6 +415,8 @@ struct ScheduleEstimator::Steps {
   std::vector<ParamOps> owned, naive;
   std::vector<int64_t> owners;
   std::vector<double> cost;
+  std::vector<NsStackKey> stackKeys; // stackNewtonSchulz
+  int64_t stackBytes = 0;
 };
 
 ScheduleEstimator::ScheduleEstimator(
@@ -485,6 +487,12 @@ double ScheduleEstimator::ownerPathBound() {
     }
   }
   return bound;
+}
+
+void ScheduleEstimator::stackNewtonSchulz(std::vector<NsStackKey> keys,
+                                          int64_t stackBytes) {
+  steps->stackKeys = std::move(keys);
+  steps->stackBytes = stackBytes;
 }
 
 Estimate plan::estimateSchedule(const std::vector<ParamCostInput> &params,
@@ -563,8 +571,9 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
                                      bool trace, bool batch) {
   int64_t numRanks = steps->mesh.numRanks();
   const std::vector<ParamOps> &ops = steps->of(kind);
-  std::vector<std::vector<size_t>> rounds = scheduleRounds(
-      steps->owners, steps->cost, kind == ScheduleKind::Rounds);
+  std::vector<std::vector<size_t>> rounds =
+      scheduleRounds(steps->owners, steps->cost, kind == ScheduleKind::Rounds,
+                     steps->stackKeys, steps->stackBytes);
   Simulator sim(numRanks, trace);
 
   // Peak memory: the gathered matrices a rank orthogonalises that are alive

@@ -76,19 +76,20 @@ static int lower(MlirContext context, MlirModule module) {
   return status;
 }
 
-static int unknownTarget(MlirContext context) {
+/* Building the pipeline with `options` must fail with a message, which is
+   printed; `what` names the options in the failure lines. */
+static int refused(MlirContext context, MuonLLVMPipelineOptions options,
+                   const char *what) {
   MlirPassManager pm = mlirPassManagerCreate(context);
   Message error = {{0}, 0};
-  MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   int status = 0;
-  options.target = mlirStringRefCreateFromCString("gpu");
   if (mlirLogicalResultIsSuccess(muonBuildMuonToLLVMPipeline(
           mlirPassManagerGetAsOpPassManager(pm), options, collectMessage,
           &error))) {
-    fprintf(stderr, "target gpu was accepted\n");
+    fprintf(stderr, "%s was accepted\n", what);
     status = 1;
   } else if (error.length == 0) {
-    fprintf(stderr, "target gpu failed without a message\n");
+    fprintf(stderr, "%s failed without a message\n", what);
     status = 1;
   } else {
     printf("error: %s\n", error.text);
@@ -97,26 +98,20 @@ static int unknownTarget(MlirContext context) {
   return status;
 }
 
-/* A stack bound below -1 is refused with its value, like an unknown target. */
-static int badStackBytes(MlirContext context) {
-  MlirPassManager pm = mlirPassManagerCreate(context);
-  Message error = {{0}, 0};
+/* An unknown target, and a stack bound below -1, are refused. */
+static int badOptions(MlirContext context) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
-  int status = 0;
+  int status;
   if (options.nsStackBytes != -1) {
     fprintf(stderr, "the default nsStackBytes is not -1\n");
-    status = 1;
+    return 1;
   }
+  options.target = mlirStringRefCreateFromCString("gpu");
+  status = refused(context, options, "target gpu");
+  options = muonLLVMPipelineOptionsDefault();
   options.nsStackBytes = -5;
-  if (mlirLogicalResultIsSuccess(muonBuildMuonToLLVMPipeline(
-          mlirPassManagerGetAsOpPassManager(pm), options, collectMessage,
-          &error))) {
-    fprintf(stderr, "nsStackBytes -5 was accepted\n");
-    status = 1;
-  } else {
-    printf("error: %s\n", error.text);
-  }
-  mlirPassManagerDestroy(pm);
+  if (status == 0)
+    status = refused(context, options, "nsStackBytes -5");
   return status;
 }
 
@@ -186,9 +181,7 @@ static int run(MlirContext context) {
   }
   mlirModuleDestroy(module);
   if (status == 0)
-    status = unknownTarget(context);
-  if (status == 0)
-    status = badStackBytes(context);
+    status = badOptions(context);
   if (status == 0)
     status = runPipeline(context);
   return status;

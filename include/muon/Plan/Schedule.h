@@ -126,6 +126,14 @@ public:
   Estimate estimate(ScheduleKind kind, int64_t prefetch = 0,
                     bool trace = false, bool batch = true);
 
+  /// From now on, the Rounds estimates stack an owner's matrices as
+  /// muon-expand-step{ns-stack-bytes} does: scheduleRounds with `keys` (one
+  /// per parameter) and `stackBytes` (0: no stacks, the default). A stack's
+  /// matrices are orthogonalised one after another in its round (the model
+  /// has no per-call cost); the rounds, their batched calls and the memory
+  /// held follow the stacks.
+  void stackNewtonSchulz(std::vector<NsStackKey> keys, int64_t stackBytes);
+
   /// No schedule that orthogonalises each matrix whole on its owners
   /// beats this: for each rank that runs Newton-Schulz, the shortest of its
   /// matrices' steps before Newton-Schulz (alone on an idle network), plus

@@ -64,6 +64,7 @@
 // JSON-NEXT:   "collectives_per_rank_unbatched": 2,
 // JSON-NEXT:   "est_step_us": 6.0{{[0-9]*}},
 // JSON-NEXT:   "kind": "rounds",
+// JSON-NEXT:   "ns_stack_bytes": 0,
 // JSON-NEXT:   "prefetch": 1,
 // JSON-NEXT:   "rounds": 1
 // JSON:      "schedule_estimates": [

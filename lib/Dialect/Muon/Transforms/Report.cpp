@@ -36,6 +36,12 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
           << format << "'; expected 'text' or 'json'";
       return signalPassFailure();
     }
+    if (nsStackBytes < 0) {
+      getOperation().emitError("muon-report: ns-stack-bytes must be 0 (no "
+                               "stacks) or a byte count, got ")
+          << static_cast<int64_t>(nsStackBytes);
+      return signalPassFailure();
+    }
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
@@ -58,7 +64,8 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
       if (failed(facts) ||
           failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();
-      StepReport report = buildStepReport(step, *facts, schedules);
+      StepReport report =
+          buildStepReport(step, *facts, schedules, nsStackBytes);
       if (format == "json")
         reports.push_back(stepReportJson(report));
       else

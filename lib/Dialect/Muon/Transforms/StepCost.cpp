@@ -30,16 +30,9 @@ plan::ScheduleKind muon::optim::scheduleOf(StepOp step) {
                                        : plan::ScheduleKind::Sequential;
 }
 
-std::vector<std::vector<size_t>>
-muon::optim::roundsOf(StepOp step, const StepFacts &facts,
-                      int64_t nsStackBytes) {
-  std::vector<double> cost;
+std::vector<plan::NsStackKey> muon::optim::nsStackKeys(const StepFacts &facts) {
   std::vector<plan::NsStackKey> keys;
   for (const ParamFacts &p : facts.params) {
-    cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
-                                    step.getNsSteps()));
-    // One matrix per owner (not an expert stack, at most one block of a
-    // split): stacked with others of its shape and element type.
     plan::NsStackKey key;
     std::vector<std::pair<int64_t, int64_t>> matrices =
         plan::nsMatrices(p.plan);
@@ -52,9 +45,19 @@ muon::optim::roundsOf(StepOp step, const StepFacts &facts,
     }
     keys.push_back(std::move(key));
   }
+  return keys;
+}
+
+std::vector<std::vector<size_t>>
+muon::optim::roundsOf(StepOp step, const StepFacts &facts,
+                      int64_t nsStackBytes) {
+  std::vector<double> cost;
+  for (const ParamFacts &p : facts.params)
+    cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
+                                    step.getNsSteps()));
   return plan::scheduleRounds(
       std::vector<int64_t>(step.getOwners()->begin(), step.getOwners()->end()),
-      cost, step.getAsyncGpuParallelism(), keys, nsStackBytes);
+      cost, step.getAsyncGpuParallelism(), nsStackKeys(facts), nsStackBytes);
 }
 
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,

@@ -27,6 +27,12 @@ std::vector<plan::ParamCostInput> costInputs(StepOp step,
 /// The schedule the compiled code runs: rounds or one at a time.
 plan::ScheduleKind scheduleOf(StepOp step);
 
+/// What lets each parameter share a batched Newton-Schulz call
+/// (plan::NsStackKey): the shape and element type of the one matrix its
+/// owner orthogonalises; none for expert stacks and parameters split into
+/// several blocks per owner.
+std::vector<plan::NsStackKey> nsStackKeys(const StepFacts &facts);
+
 /// The order muon-expand-step updates the parameters in (plan::scheduleRounds
 /// with each owner's Newton-Schulz FLOPs as the cost), with an owner's
 /// whole matrices of one shape and element type stacked up to

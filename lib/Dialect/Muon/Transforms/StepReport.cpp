@@ -91,7 +91,7 @@ ScheduleRow rowOf(const char *name, const plan::Estimate &e, double bound) {
 } // namespace
 
 StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
-                                        bool schedules) {
+                                        bool schedules, int64_t nsStackBytes) {
   const layout::Mesh &mesh = facts.mesh;
   ArrayRef<int64_t> owners = *step.getOwners();
   int64_t nr = mesh.numRanks();
@@ -174,6 +174,8 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
   plan::CostModel model = costModelFor(step);
   plan::ScheduleEstimator estimator(costInputs(step, facts), mesh,
                                     step.getNsSteps(), model);
+  if (nsStackBytes > 0)
+    estimator.stackNewtonSchulz(nsStackKeys(facts), nsStackBytes);
   int64_t prefetch = step.getPrefetchCount();
   plan::Estimate est = estimator.estimate(scheduleOf(step), prefetch);
   double total = 0, peak = 0;
@@ -196,11 +198,9 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
   report.axisNames = mesh.axisNames;
   double mean = total / static_cast<double>(nr);
   report.balance = mean > 0 ? peak / mean : 1.0;
-  report.rounds = static_cast<int64_t>(
-      plan::scheduleRounds(std::vector<int64_t>(owners.begin(), owners.end()),
-                           std::vector<double>(owners.size(), 0),
-                           step.getAsyncGpuParallelism())
-          .size());
+  report.rounds =
+      static_cast<int64_t>(roundsOf(step, facts, nsStackBytes).size());
+  report.nsStackBytes = nsStackBytes;
   report.roundsSchedule = step.getAsyncGpuParallelism();
   report.prefetch = prefetch;
   auto mostCalls = [](const plan::Estimate &e) {
@@ -293,6 +293,9 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
   std::string collectives =
       report.prefetch > 0 ? "prefetch " + std::to_string(report.prefetch)
                           : std::string("blocking collectives");
+  if (report.nsStackBytes > 0)
+    collectives += ", Newton-Schulz stacked up to " +
+                   std::to_string(report.nsStackBytes) + " bytes";
   os << llvm::format("schedule: %s, %lld round%s, %s; "
                      "at most %lld collective calls per rank (%lld without "
                      "batching); estimated step %.1f us on the H100 model "
@@ -382,6 +385,7 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
            {"kind", report.roundsSchedule ? "rounds" : "sequential"},
            {"rounds", report.rounds},
            {"prefetch", report.prefetch},
+           {"ns_stack_bytes", report.nsStackBytes},
            {"collectives_per_rank", report.collectivesPerRank},
            {"collectives_per_rank_unbatched",
             report.unbatchedCollectivesPerRank},

@@ -50,6 +50,12 @@ struct MuonTimelinePass
           << static_cast<int64_t>(prefetch);
       return signalPassFailure();
     }
+    if (nsStackBytes < 0) {
+      module.emitError("muon-timeline: ns-stack-bytes must be 0 (no stacks) "
+                       "or a byte count, got ")
+          << static_cast<int64_t>(nsStackBytes);
+      return signalPassFailure();
+    }
     if (failed(dist::verifyDistTypesIn(module)))
       return signalPassFailure();
 
@@ -72,10 +78,12 @@ struct MuonTimelinePass
       int64_t depth = !kind && prefetch.getNumOccurrences() == 0
                           ? step.getPrefetchCount()
                           : static_cast<int64_t>(prefetch);
-      plan::Estimate est = plan::estimateSchedule(
-          costInputs(step, *facts), facts->mesh, step.getNsSteps(),
-          costModelFor(step), k,
-          k == plan::ScheduleKind::Naive ? 0 : depth, /*trace=*/true);
+      plan::ScheduleEstimator estimator(costInputs(step, *facts), facts->mesh,
+                                        step.getNsSteps(), costModelFor(step));
+      if (nsStackBytes > 0)
+        estimator.stackNewtonSchulz(nsStackKeys(*facts), nsStackBytes);
+      plan::Estimate est = estimator.estimate(
+          k, k == plan::ScheduleKind::Naive ? 0 : depth, /*trace=*/true);
       for (plan::TraceEvent &e : est.trace) {
         e.start += offset;
         e.end += offset;

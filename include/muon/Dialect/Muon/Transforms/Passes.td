@@ -131,7 +131,11 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
            "bound">,
     Option<"format", "format", "std::string", "\"text\"",
            "'text' (tables) or 'json' (one object per step, the same "
-           "figures; docs/muon-dialect.md)">
+           "figures; docs/muon-dialect.md)">,
+    Option<"nsStackBytes", "ns-stack-bytes", "int64_t", "0",
+           "Make the rounds as muon-expand-step{ns-stack-bytes} does (an "
+           "owner's same-shape matrices stacked up to this many bytes; "
+           "target=cuda compiles with 64 MiB); 0: one matrix per call">
   ];
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }
@@ -160,7 +164,11 @@ def MuonTimeline : Pass<"muon-timeline", "mlir::ModuleOp"> {
            "step (what the step compiles to), naive, sequential or rounds">,
     Option<"prefetch", "prefetch", "int64_t", "0",
            "Rounds whose gathers are in flight ahead (default: the step's "
-           "prefetch_count with schedule=step, else 0)">
+           "prefetch_count with schedule=step, else 0)">,
+    Option<"nsStackBytes", "ns-stack-bytes", "int64_t", "0",
+           "Make the rounds as muon-expand-step{ns-stack-bytes} does (an "
+           "owner's same-shape matrices stacked up to this many bytes; "
+           "target=cuda compiles with 64 MiB); 0: one matrix per call">
   ];
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }

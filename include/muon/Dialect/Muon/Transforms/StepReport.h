@@ -72,6 +72,7 @@ struct StepReport {
   double balance = 1; ///< max / mean NS load.
   bool roundsSchedule = true;
   int64_t rounds = 0, prefetch = 0;
+  int64_t nsStackBytes = 0; // the stacks the rounds were made with (0: none)
   int64_t collectivesPerRank = 0, unbatchedCollectivesPerRank = 0;
   double estimatedStepSeconds = 0;
   bool hasSchedules = false;
@@ -88,9 +89,11 @@ struct StepReport {
 /// plans. With `schedules`, also the estimated step time of every schedule
 /// of the step's owners (naive, one at a time, rounds, rounds unbatched,
 /// rounds with prefetch 1 and 2) against the lower bound, on the default
-/// H100 cost model (plan::CostModel).
+/// H100 cost model (plan::CostModel). With `nsStackBytes` > 0 the rounds
+/// (and their estimates) stack an owner's matrices as
+/// muon-expand-step{ns-stack-bytes} does.
 StepReport buildStepReport(StepOp step, const StepFacts &facts,
-                           bool schedules = false);
+                           bool schedules = false, int64_t nsStackBytes = 0);
 
 /// muon-report's text, and the same report as JSON (docs/muon-dialect.md).
 void printStepReport(const StepReport &report, llvm::raw_ostream &os);
