@@ -41,6 +41,15 @@ def mpirun(np_: int, *args: str, timeout: int = 300):
                           timeout=timeout)
 
 
+def have_cuda() -> bool:
+    """Whether PyTorch is installed and sees a CUDA device."""
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
 def gen_step(*args: str) -> str:
     return subprocess.run([sys.executable, GEN_STEP, *args], check=True,
                           capture_output=True, text=True).stdout

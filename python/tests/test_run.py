@@ -6,6 +6,7 @@ import pytest
 import muon
 from muon import Shard, StepBuilder
 from muon.reference import muon_step, newton_schulz
+from conftest import have_cuda
 
 SHAPES = {"tall": (24, 8), "wide": (8, 20), "square": (16, 16),
           "experts": (3, 8, 12)}
@@ -206,15 +207,7 @@ def test_the_cuda_target_takes_cuda_tensors_only():
         step(host, host, host)
 
 
-def _have_cuda():
-    try:
-        import torch
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
-@pytest.mark.skipif(not _have_cuda(), reason="no CUDA device with PyTorch")
+@pytest.mark.skipif(not have_cuda(), reason="no CUDA device with PyTorch")
 def test_the_cuda_target_on_cuda_tensors_matches_the_cpu_target():
     import torch
     hyper = {"lr": 0.02, "weight_decay": 0.1}

@@ -17,7 +17,7 @@ import muon
 from muon._ir import MuonError
 from muon.optim import Muon
 from muon.reference import muon_step
-from conftest import TESTS, mpirun, python_path
+from conftest import TESTS, have_cuda, mpirun, python_path
 
 STEPS = 10
 _port = [29600 + os.getpid() % 500]
@@ -122,11 +122,7 @@ def test_parameters_on_another_device_are_refused():
         opt.step()
 
 
-def _have_cuda():
-    return torch.cuda.is_available()
-
-
-@pytest.mark.skipif(not _have_cuda(), reason="no CUDA device with PyTorch")
+@pytest.mark.skipif(not have_cuda(), reason="no CUDA device with PyTorch")
 def test_cuda_parameters_run_the_cuda_target():
     # CUDA parameters compile for the cuda target and stay on the GPU; the
     # fp32 step equals the float64 reference like the CPU one.

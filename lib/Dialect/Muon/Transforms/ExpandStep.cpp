@@ -74,6 +74,7 @@ public:
     size_t n = facts.params.size();
     states.assign(n, ParamState());
     rounds = roundsOf(step, facts, nsStackBytes);
+    stackKeys = nsStackKeys(facts);
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its
@@ -153,6 +154,7 @@ private:
   bool batch;
   int64_t prefetch;
   int64_t nsStackBytes;
+  std::vector<plan::NsStackKey> stackKeys; // what may share a call
   std::vector<ParamState> states;
   std::vector<std::vector<size_t>> rounds;
   std::vector<Phase> gathers, scatters;
@@ -375,10 +377,10 @@ private:
       s.x = emitStep(s, s.steps[s.nsStep], s.x)[0];
   }
 
-  /// Phase 2 of a round: with stacking, the single matrices (one per owner:
-  /// not split into several blocks) of one static 2-D type that run on the
-  /// same ranks go to one batched call (as many as fit `nsStackBytes`), in
-  /// the order their first one appears; the others one by one.
+  /// Phase 2 of a round: with stacking, the matrices that may stack
+  /// (`stackKeys`) of one static 2-D type that run on the same ranks go to
+  /// one batched call (as many as fit `nsStackBytes`), in the order their
+  /// first one appears; the others one by one.
   void orthogonaliseRound(ArrayRef<size_t> round) {
     std::vector<SmallVector<ParamState *>> stacks;
     std::map<std::pair<std::vector<int64_t>, const void *>, size_t> open;
@@ -391,7 +393,7 @@ private:
                           ? type.getNumElements() * 4
                           : 0;
       if (nsStackBytes <= 0 || bytes == 0 || bytes > nsStackBytes ||
-          facts.params[p].plan.localBlocks.size() > 1) {
+          stackKeys[p].kind.empty()) {
         stacks.push_back({&s});
         continue;
       }
