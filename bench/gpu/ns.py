@@ -11,6 +11,8 @@ Rows (5 iterations, the quintic coefficients, fp32 input in device memory):
           cuBLAS GEMMs per iteration, scalars fused, no symmetry
   ours    our library's default: symmetric products by lower tiles
   tile=T  our library with tile size T (the sweep behind the default)
+  G/S     our library with tile G for A = X X^T and S for A A (--pairs;
+          "p" is a whole product)
 TFLOP/s counts the standard 4 m^2 n + 2 m^3 per iteration (m <= n) for
 every row, so a row above the plain GEMM peak measured in the same run did
 less work than the count. Accuracy: relative Frobenius error against a
@@ -76,6 +78,11 @@ class Library:
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
             ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_double),
             ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_int64]
+        # A library from before the tile pair (to compare builds) has none.
+        self.pairs = hasattr(L, "muon_cuda_ns_tiles")
+        if self.pairs:
+            L.muon_cuda_ns_tiles.argtypes = L.muon_cuda_ns.argtypes + [
+                ctypes.c_int64]
         L.muon_cuda_ns_auto_tile.restype = ctypes.c_int64
         L.muon_cuda_ns_auto_tile.argtypes = [ctypes.c_int64, ctypes.c_int]
         self.ctx = ctypes.c_void_p()
@@ -85,10 +92,17 @@ class Library:
         self.coeffs = (ctypes.c_double * 3)(*QUINTIC)
 
     def ns(self, x, precision, tile, steps=5):
+        """`tile`: one value for both products, or a (gram, square) pair."""
         m, n = x.shape[-2], x.shape[-1]
         batch = x.numel() // (m * n)
-        rc = self.lib.muon_cuda_ns(self.ctx, x.data_ptr(), batch, m, n, steps,
-                                   self.coeffs, 3, 1e-7, precision, tile)
+        if isinstance(tile, tuple):
+            rc = self.lib.muon_cuda_ns_tiles(self.ctx, x.data_ptr(), batch, m,
+                                             n, steps, self.coeffs, 3, 1e-7,
+                                             precision, *tile)
+        else:
+            rc = self.lib.muon_cuda_ns(self.ctx, x.data_ptr(), batch, m, n,
+                                       steps, self.coeffs, 3, 1e-7,
+                                       precision, tile)
         if rc != 0:
             sys.exit("muon_cuda_ns: " +
                      self.lib.muon_cuda_ns_error(self.ctx).decode())
@@ -127,6 +141,9 @@ def main():
                          "the five benchmark shapes)")
     ap.add_argument("--sweep", action="store_true",
                     help="also time every valid tile size")
+    ap.add_argument("--pairs", action="store_true",
+                    help="also time every pair of tile sizes (one for each "
+                         "symmetric product)")
     ap.add_argument("--fp32", action="store_true",
                     help="also time the fp32 (no TF32) mode")
     args = ap.parse_args()
@@ -163,6 +180,15 @@ def main():
             for t in (256, 512, 1024, 2048):
                 if t < p and p % t == 0:
                     variants.append((f"tile={t}", BF16, t))
+        if args.pairs and not lib.pairs:
+            sys.exit("--pairs: this library has no muon_cuda_ns_tiles")
+        if args.pairs:
+            sizes = [t for t in (256, 512, 1024, 2048) if t < p and p % t == 0]
+            sizes.append(TILE_FULL)
+            label = lambda t: "p" if t == TILE_FULL else str(t)
+            for g in sizes:
+                for sq in sizes:
+                    variants.append((f"{label(g)}/{label(sq)}", BF16, (g, sq)))
         if args.fp32:
             variants.append(("fp32", FP32, TILE_AUTO))
         result = {}

@@ -1,7 +1,7 @@
 //===- Kernels.cu - Elementwise CUDA kernels of Newton-Schulz -------------===//
 //
 // All of them are memory-bound and touch each element once (the transposes
-// go through a 32 x 33 shared tile so that reads and writes are coalesced).
+// go through a shared tile so that reads and writes are coalesced).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8; // blockDim = (32, 8): 4 rows per thread
+constexpr int kMirror = 64;     // completeSymmetric's block: 64 x 64
 
 template <typename T> __device__ T fromFloat(float v);
 template <> __device__ float fromFloat<float>(float v) { return v; }
@@ -24,11 +25,22 @@ template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) {
 __device__ float toFloat(float v) { return v; }
 __device__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
 
+/// Per block, the sum of squares of a grid-stride share of one matrix, in
+/// float4 loads where the matrix is 16-byte aligned (the order of the sums
+/// depends on the grid and the alignment only: the same on every run).
 __global__ void sumSquares(const float *g, int64_t elems, double *partial) {
   const float *x = g + blockIdx.y * elems;
   double acc = 0;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < elems;
-       i += (int64_t)gridDim.x * blockDim.x)
+  int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  int64_t vecs = reinterpret_cast<uintptr_t>(x) % 16 == 0 ? elems / 4 : 0;
+  const float4 *x4 = reinterpret_cast<const float4 *>(x);
+  for (int64_t i = first; i < vecs; i += stride) {
+    float4 v = x4[i];
+    acc += (double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z +
+           (double)v.w * v.w;
+  }
+  for (int64_t i = 4 * vecs + first; i < elems; i += stride)
     acc += (double)x[i] * x[i];
   __shared__ double lane[256];
   lane[threadIdx.x] = acc;
@@ -42,15 +54,25 @@ __global__ void sumSquares(const float *g, int64_t elems, double *partial) {
     partial[blockIdx.y * gridDim.x + blockIdx.x] = lane[0];
 }
 
-__global__ void inverseNorms(const double *partial, int64_t batch, double eps,
-                             float *scale) {
-  int64_t b = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (b >= batch)
-    return;
-  double sum = 0;
-  for (int i = 0; i < kNormBlocks; ++i)
-    sum += partial[b * kNormBlocks + i];
-  scale[b] = (float)(1.0 / (sqrt(sum) + eps));
+/// One block of 256 threads per matrix: each thread sums a strided share of
+/// the matrix's partials, then a tree in shared memory (a fixed order).
+__global__ void inverseNorms(const double *partial, int64_t blocks,
+                             double eps, float *scale) {
+  int64_t b = blockIdx.x;
+  partial += b * blocks;
+  double acc = 0;
+  for (int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
+    acc += partial[i];
+  __shared__ double lane[256];
+  lane[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      lane[threadIdx.x] += lane[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    scale[b] = (float)(1.0 / (sqrt(lane[0]) + eps));
 }
 
 /// dst (rows x cols, row-major) = f(src) where src is cols x rows row-major
@@ -97,43 +119,114 @@ __global__ void scaleInPlace(float *x, int64_t n, float s) {
     x[i] *= s;
 }
 
+/// Two adjacent elements as one access (8 or 4 bytes).
+template <typename T> struct PairOf;
+template <> struct PairOf<float> { using type = float2; };
+template <> struct PairOf<__nv_bfloat16> { using type = __nv_bfloat162; };
+
+/// at[0], at[1] (at[1] only when `both`); one vector access when `vec` (the
+/// pair is aligned, and both are in range).
 template <typename T>
-__global__ void completeSymmetric(T *a, T *lowerCopy, int64_t p,
-                                  int64_t tile, float diag) {
-  __shared__ T buf[kTile][kTile + 1];
-  int64_t b = blockIdx.z;
-  a += b * p * p;
-  if (lowerCopy)
-    lowerCopy += b * p * p;
-  // This block: rows [r0, r0+32), cols [c0, c0+32) of the column-major a.
-  int64_t r0 = (int64_t)blockIdx.x * kTile, c0 = (int64_t)blockIdx.y * kTile;
-  bool upper = r0 / tile < c0 / tile;
-  if (upper) {
-    // a(r, c) = a(c, r): read the lower block coalesced, write transposed.
-    for (int k = threadIdx.y; k < kTile; k += kRowsPerPass) {
-      int64_t sr = c0 + threadIdx.x, sc = r0 + k;
-      if (sr < p && sc < p)
-        buf[k][threadIdx.x] = a[sr + sc * p];
-    }
-    __syncthreads();
-    for (int k = threadIdx.y; k < kTile; k += kRowsPerPass) {
-      int64_t r = r0 + threadIdx.x, c = c0 + k;
-      if (r < p && c < p)
-        a[r + c * p] = buf[threadIdx.x][k];
-    }
+__device__ void load2(const T *at, bool both, bool vec, T &v0, T &v1) {
+  if (vec) {
+    auto v = *reinterpret_cast<const typename PairOf<T>::type *>(at);
+    v0 = v.x, v1 = v.y;
     return;
   }
-  for (int k = threadIdx.y; k < kTile; k += kRowsPerPass) {
-    int64_t r = r0 + threadIdx.x, c = c0 + k;
-    if (r >= p || c >= p)
+  v0 = at[0];
+  v1 = both ? at[1] : v0;
+}
+template <typename T>
+__device__ void store2(T *at, bool both, bool vec, T v0, T v1) {
+  if (vec) {
+    typename PairOf<T>::type v;
+    v.x = v0, v.y = v1;
+    *reinterpret_cast<typename PairOf<T>::type *>(at) = v;
+    return;
+  }
+  at[0] = v0;
+  if (both)
+    at[1] = v1;
+}
+
+/// One 64 x 64 block (rows [r0, r0+64), cols [c0, c0+64) of the column-major
+/// a) per thread block; thread (x, y) takes rows r0 + 2x and r0 + 2x + 1 of
+/// the columns c0 + y + 8j as one pair. Elements of the strictly lower tiles
+/// are read once: written back to `copy`, and transposed (through shared
+/// memory) into the upper tile of `a` and of `copy`. Diagonal tiles were
+/// computed whole: only copied (and the diagonal shifted). Upper tiles are
+/// never read. A block with nothing to do (entirely upper tiles; with no
+/// copy, no strictly lower element and no diagonal to shift) exits at once,
+/// so the completion without a copy reads half the matrix.
+template <typename T>
+__global__ void completeSymmetric(T *a, T *copy, int64_t p, int64_t tile,
+                                  float diag) {
+  int64_t r0 = (int64_t)blockIdx.x * kMirror;
+  int64_t c0 = (int64_t)blockIdx.y * kMirror;
+  int64_t lastRow = min(r0 + kMirror, p) - 1;
+  if (lastRow / tile < c0 / tile)
+    return; // all in upper tiles: the mirror of the transposed block
+  bool mirrors = lastRow / tile > c0 / tile;
+  bool onDiag = r0 == c0 && diag != 0.0f;
+  if (!copy && !mirrors && !onDiag)
+    return;
+  int64_t b = blockIdx.z;
+  a += b * p * p;
+  if (copy)
+    copy += b * p * p;
+  // Pairs start at even rows; with p even they are aligned and whole.
+  bool vec = p % 2 == 0;
+  __shared__ T buf[kMirror][kMirror + 1]; // [local col][local row]
+  constexpr int kPasses = kMirror / kRowsPerPass;
+  int64_t r = r0 + 2 * threadIdx.x;
+  bool both = r + 1 < p;
+  T v0[kPasses], v1[kPasses];
+  bool live[kPasses];
+  // Every load first, then the stores: eight independent loads in flight
+  // per thread (a store may alias a later load, so interleaving them would
+  // leave one).
+#pragma unroll
+  for (int j = 0; j < kPasses; ++j) {
+    int64_t c = c0 + threadIdx.y + j * kRowsPerPass;
+    // Out of range, or an upper tile (a pair never straddles a tile: tiles
+    // are multiples of 32, pairs start at even rows).
+    live[j] = r < p && c < p && r / tile >= c / tile;
+    if (live[j])
+      load2(a + r + c * p, both, vec, v0[j], v1[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < kPasses; ++j) {
+    if (!live[j])
       continue;
-    T v = a[r + c * p];
-    if (r == c && diag != 0.0f) {
-      v = fromFloat<T>(toFloat(v) + diag);
-      a[r + c * p] = v;
+    int k = threadIdx.y + j * kRowsPerPass;
+    int64_t c = c0 + k;
+    if (onDiag && (r == c || r + 1 == c)) {
+      if (r == c)
+        v0[j] = fromFloat<T>(toFloat(v0[j]) + diag);
+      else
+        v1[j] = fromFloat<T>(toFloat(v1[j]) + diag);
+      store2(a + r + c * p, both, vec, v0[j], v1[j]);
     }
-    if (lowerCopy)
-      lowerCopy[r + c * p] = v;
+    if (copy)
+      store2(copy + r + c * p, both, vec, v0[j], v1[j]);
+    buf[k][2 * threadIdx.x] = v0[j];
+    buf[k][2 * threadIdx.x + 1] = v1[j];
+  }
+  if (!mirrors)
+    return;
+  __syncthreads();
+  // a(dr, dc) = a(dc, dr) where (dc, dr) lies in a strictly lower tile; the
+  // source is buf[dr - c0][dc - r0].
+  int64_t dr = c0 + 2 * threadIdx.x;
+  for (int k = threadIdx.y; k < kMirror; k += kRowsPerPass) {
+    int64_t dc = r0 + k;
+    if (dr >= p || dc >= p || dc / tile <= dr / tile)
+      continue;
+    bool destBoth = dr + 1 < p;
+    T w0 = buf[2 * threadIdx.x][k], w1 = buf[2 * threadIdx.x + 1][k];
+    store2(a + dr + dc * p, destBoth, vec, w0, w1);
+    if (copy)
+      store2(copy + dr + dc * p, destBoth, vec, w0, w1);
   }
 }
 
@@ -179,10 +272,11 @@ cudaError_t muon::cuda::launchInverseNorms(const float *g, int64_t elems,
                                            int64_t batch, double eps,
                                            double *partial, float *scale,
                                            cudaStream_t stream) {
-  sumSquares<<<dim3(kNormBlocks, (unsigned)batch), 256, 0, stream>>>(
+  int64_t blocks = normBlocks(elems);
+  sumSquares<<<dim3((unsigned)blocks, (unsigned)batch), 256, 0, stream>>>(
       g, elems, partial);
-  inverseNorms<<<(unsigned)((batch + 127) / 128), 128, 0, stream>>>(
-      partial, batch, eps, scale);
+  inverseNorms<<<(unsigned)batch, 256, 0, stream>>>(partial, blocks, eps,
+                                                    scale);
   return cudaGetLastError();
 }
 
@@ -209,7 +303,7 @@ cudaError_t muon::cuda::launchCompleteSymmetric(void *a, void *lowerCopy,
                                                 int64_t tile, int64_t batch,
                                                 float diag,
                                                 cudaStream_t stream) {
-  unsigned blocks = (unsigned)((p + kTile - 1) / kTile);
+  unsigned blocks = (unsigned)((p + kMirror - 1) / kMirror);
   dim3 grid(blocks, blocks, (unsigned)batch);
   dim3 block(kTile, kRowsPerPass);
   if (elem == Elem::F32)

@@ -22,12 +22,17 @@ namespace cuda {
 
 enum class Elem { F32, BF16 };
 
-/// Blocks per matrix of the partial sums (a fixed count: the sum is
-/// deterministic, the same on every run).
-constexpr int kNormBlocks = 64;
+/// Blocks per matrix of the norm's partial sums: one per 16K elements (64
+/// per thread), at most 1024, so that a large matrix keeps the memory busy
+/// and a small one does not pay for idle blocks. Fixed by the size: the sum
+/// is the same on every run.
+inline int64_t normBlocks(int64_t elems) {
+  int64_t blocks = (elems + 16383) / 16384;
+  return blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
+}
 
 /// scale[b] = 1 / (||g_b||_F + eps) for each of `batch` matrices of `elems`
-/// floats; `partial` holds kNormBlocks * batch doubles.
+/// floats; `partial` holds normBlocks(elems) * batch doubles.
 cudaError_t launchInverseNorms(const float *g, int64_t elems, int64_t batch,
                                double eps, double *partial, float *scale,
                                cudaStream_t stream);
@@ -46,10 +51,10 @@ cudaError_t launchUnpack(const void *w, float *g, Elem elem, int64_t m,
 /// Completes batch symmetric p x p matrices `a` (column-major, stride p*p)
 /// of which the tiles (I, J) with I >= J of size tile x tile hold the
 /// product: the strictly upper tiles are filled by transposition. Then adds
-/// `diag` to every diagonal element. When `lowerCopy` is set, the lower and
-/// diagonal tiles (what the next tiled product reads as its C) are also
-/// copied there. tile divides p and is a multiple of 32; tile == p means
-/// there is nothing to mirror.
+/// `diag` to every diagonal element. When `lowerCopy` is set, the completed
+/// matrix is also copied there (what the next product reads as its C, with
+/// tiles of its own size). tile divides p and is a multiple of 32;
+/// tile == p means there is nothing to mirror.
 cudaError_t launchCompleteSymmetric(void *a, void *lowerCopy, Elem elem,
                                     int64_t p, int64_t tile, int64_t batch,
                                     float diag, cudaStream_t stream);

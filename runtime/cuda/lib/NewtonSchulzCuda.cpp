@@ -246,14 +246,25 @@ bool reserveWork(Ctx &ctx, Status &st, int64_t batch, int64_t m, int64_t n,
          ok(st, ctx.w1.reserve(batch * p * q * es), "cudaMalloc (work)") &&
          ok(st, ctx.a.reserve(batch * p * p * es), "cudaMalloc (Gram)") &&
          ok(st, ctx.b.reserve(batch * p * p * es), "cudaMalloc (Gram)") &&
-         ok(st, ctx.partial.reserve(batch * kNormBlocks * sizeof(double)),
+         ok(st,
+            ctx.partial.reserve(batch * normBlocks(p * q) * sizeof(double)),
             "cudaMalloc (norm)") &&
          ok(st, ctx.scale.reserve(batch * sizeof(float)), "cudaMalloc (norm)");
 }
 
+/// A MUON_CUDA_TILE_* value or a tile size, made a tile size for one product
+/// of a p x p result (p when whole); false if it is not a valid one.
+bool resolveTile(int64_t &tile, int64_t p, int precision) {
+  if (tile == MUON_CUDA_TILE_AUTO)
+    tile = muon_cuda_ns_auto_tile(p, precision);
+  else if (tile == MUON_CUDA_TILE_FULL)
+    tile = p;
+  return tile == p || validTile(tile, p);
+}
+
 bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
          int64_t steps, const double *coeffs, int64_t ncoeffs, double eps,
-         int precision, int64_t tile) {
+         int precision, int64_t tileGram, int64_t tileSquare) {
   if (!x)
     return st.fail("x is null");
   if (batch < 1 || batch > 65535 || m < 1 || n < 1 || steps < 0)
@@ -278,14 +289,11 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
                    " matrix: the GPU kernels take dimensions up to " +
                    std::to_string(kGridY) +
                    " (the short side, and the rows of a tall matrix)");
-  if (tile == MUON_CUDA_TILE_AUTO)
-    tile = muon_cuda_ns_auto_tile(p, precision);
-  else if (tile == MUON_CUDA_TILE_FULL)
-    tile = p;
-  else if (tile != p && !validTile(tile, p))
-    return st.fail("tile " + std::to_string(tile) + " for p = " +
-                   std::to_string(p) +
-                   ": a tile must divide p and be a multiple of 32");
+  for (int64_t *tile : {&tileGram, &tileSquare})
+    if (!resolveTile(*tile, p, precision))
+      return st.fail("tile " + std::to_string(*tile) + " for p = " +
+                     std::to_string(p) +
+                     ": a tile must divide p and be a multiple of 32");
   Elem e = precision == MUON_CUDA_FP32 ? Elem::F32 : Elem::BF16;
 
   if (!reserveWork(ctx, st, batch, m, n, precision) ||
@@ -309,17 +317,17 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
     const double *abc = ncoeffs == 3 ? coeffs : coeffs + 3 * i;
     float ca = (float)abc[0], cb = (float)abc[1], cc = (float)abc[2];
     float one = 1.0f, zero = 0.0f;
-    if (!symmetricProduct(ctx, st, e, w, q, ctx.a.ptr, p, tile, batch, 1.0f,
-                          0.0f) ||
+    if (!symmetricProduct(ctx, st, e, w, q, ctx.a.ptr, p, tileGram, batch,
+                          1.0f, 0.0f) ||
         !ok(st,
-            launchCompleteSymmetric(ctx.a.ptr, ctx.b.ptr, e, p, tile, batch,
-                                    0.0f, ctx.stream),
+            launchCompleteSymmetric(ctx.a.ptr, ctx.b.ptr, e, p, tileGram,
+                                    batch, 0.0f, ctx.stream),
             "symmetric completion kernel") ||
-        !symmetricProduct(ctx, st, e, ctx.a.ptr, p, ctx.b.ptr, p, tile, batch,
-                          cc, cb) ||
+        !symmetricProduct(ctx, st, e, ctx.a.ptr, p, ctx.b.ptr, p, tileSquare,
+                          batch, cc, cb) ||
         !ok(st,
-            launchCompleteSymmetric(ctx.b.ptr, nullptr, e, p, tile, batch, ca,
-                                    ctx.stream),
+            launchCompleteSymmetric(ctx.b.ptr, nullptr, e, p, tileSquare,
+                                    batch, ca, ctx.stream),
             "symmetric completion kernel") ||
         !ok(st,
             cublasGemmStridedBatchedEx(
@@ -356,7 +364,7 @@ cudaGraphExec_t captureHostCall(Ctx &ctx, Status &st, size_t bytes,
                                 int64_t batch, int64_t m, int64_t n,
                                 int64_t steps, const double *coeffs,
                                 int64_t ncoeffs, double eps, int precision,
-                                int64_t tile) {
+                                int64_t tileGram, int64_t tileSquare) {
   cudaStream_t caller = ctx.stream;
   ctx.stream = ctx.hostStream;
   float *dev = static_cast<float *>(ctx.stage.ptr);
@@ -370,7 +378,7 @@ cudaGraphExec_t captureHostCall(Ctx &ctx, Status &st, size_t bytes,
                                   cudaMemcpyHostToDevice, ctx.hostStream),
                   "cudaMemcpyAsync (to device)") &&
                run(ctx, st, dev, batch, m, n, steps, coeffs, ncoeffs, eps,
-                   precision, tile) &&
+                   precision, tileGram, tileSquare) &&
                ok(st,
                   cudaMemcpyAsync(ctx.pinned.ptr, dev, bytes,
                                   cudaMemcpyDeviceToHost, ctx.hostStream),
@@ -399,9 +407,10 @@ cudaGraphExec_t captureHostCall(Ctx &ctx, Status &st, size_t bytes,
 cudaGraphExec_t hostGraph(Ctx &ctx, Status &st, size_t bytes, int64_t batch,
                           int64_t m, int64_t n, int64_t steps,
                           const double *coeffs, int64_t ncoeffs, double eps,
-                          int precision, int64_t tile) {
+                          int precision, int64_t tileGram, int64_t tileSquare) {
   std::string call, buffers;
-  for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tile})
+  for (int64_t v : {batch, m, n, steps, ncoeffs, int64_t(precision), tileGram,
+                    tileSquare})
     appendKey(call, v);
   for (int64_t i = 0; i < ncoeffs; ++i)
     appendKey(call, coeffs[i]);
@@ -423,8 +432,9 @@ cudaGraphExec_t hostGraph(Ctx &ctx, Status &st, size_t bytes, int64_t batch,
     cudaGraphExecDestroy(ctx.graphs.front().exec);
     ctx.graphs.erase(ctx.graphs.begin());
   }
-  cudaGraphExec_t exec = captureHostCall(ctx, st, bytes, batch, m, n, steps,
-                                         coeffs, ncoeffs, eps, precision, tile);
+  cudaGraphExec_t exec =
+      captureHostCall(ctx, st, bytes, batch, m, n, steps, coeffs, ncoeffs, eps,
+                      precision, tileGram, tileSquare);
   if (exec)
     ctx.graphs.push_back({call, buffers, exec});
   return exec;
@@ -435,19 +445,17 @@ cudaGraphExec_t hostGraph(Ctx &ctx, Status &st, size_t bytes, int64_t batch,
 /// with `handled` unset when the call should take the plain path instead.
 bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
                   int64_t m, int64_t n, int64_t steps, const double *coeffs,
-                  int64_t ncoeffs, double eps, int precision, int64_t tile,
-                  bool &handled) {
+                  int64_t ncoeffs, double eps, int precision, int64_t tileGram,
+                  int64_t tileSquare, bool &handled) {
   handled = false;
   int64_t p = m < n ? m : n;
   if (!ctx.useGraphs || !x || !coeffs || bytes == 0 || batch < 1 ||
       batch > 65535 || steps < 0 || (ncoeffs != 3 && ncoeffs != 3 * steps) ||
       (precision != MUON_CUDA_FP32 && precision != MUON_CUDA_BF16))
     return false;
-  int64_t resolved = tile == MUON_CUDA_TILE_AUTO
-                         ? muon_cuda_ns_auto_tile(p, precision)
-                         : tile == MUON_CUDA_TILE_FULL ? p : tile;
-  if (resolved < p)
-    return false;
+  for (int64_t tile : {tileGram, tileSquare})
+    if (!resolveTile(tile, p, precision) || tile < p)
+      return false;
   if (!ctx.hostStream &&
       (cudaStreamCreateWithFlags(&ctx.hostStream, cudaStreamNonBlocking) !=
            cudaSuccess ||
@@ -460,8 +468,9 @@ bool runHostGraph(Ctx &ctx, Status &st, float *x, size_t bytes, int64_t batch,
       !reserveWork(ctx, reserve, batch, m, n, precision))
     return withoutGraphs(ctx, handled);
   Status capture;
-  cudaGraphExec_t exec = hostGraph(ctx, capture, bytes, batch, m, n, steps,
-                                   coeffs, ncoeffs, eps, precision, tile);
+  cudaGraphExec_t exec =
+      hostGraph(ctx, capture, bytes, batch, m, n, steps, coeffs, ncoeffs, eps,
+                precision, tileGram, tileSquare);
   if (!exec)
     return withoutGraphs(ctx, handled);
   handled = true;
@@ -550,6 +559,14 @@ const char *muon_cuda_ns_error(const muon_cuda_ns_context *ctx) {
 int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                  int64_t m, int64_t n, int64_t steps, const double *coeffs,
                  int64_t ncoeffs, double eps, int precision, int64_t tile) {
+  return muon_cuda_ns_tiles(ctx, x, batch, m, n, steps, coeffs, ncoeffs, eps,
+                            precision, tile, tile);
+}
+
+int muon_cuda_ns_tiles(muon_cuda_ns_context *ctx, float *x, int64_t batch,
+                       int64_t m, int64_t n, int64_t steps,
+                       const double *coeffs, int64_t ncoeffs, double eps,
+                       int precision, int64_t tile_gram, int64_t tile_square) {
   if (!ctx)
     return 1;
   // Each launch is checked with cudaGetLastError: start from a clean slate
@@ -558,7 +575,7 @@ int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
   Status st;
   bool done =
       run(*ctx, st, x, batch, m, n, steps, coeffs, ncoeffs, eps, precision,
-          tile);
+          tile_gram, tile_square);
   ctx->error = st.error;
   return done ? 0 : 1;
 }
@@ -575,7 +592,7 @@ int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                  (size_t)(n > 0 ? n : 0) * sizeof(float);
   bool handled = false;
   bool done = runHostGraph(*ctx, st, x, bytes, batch, m, n, steps, coeffs,
-                           ncoeffs, eps, precision, tile, handled);
+                           ncoeffs, eps, precision, tile, tile, handled);
   if (handled) {
     ctx->error = st.error;
     return done ? 0 : 1;
@@ -592,7 +609,7 @@ int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                                      ctx->stream),
                      "cudaMemcpyAsync (to device)"));
   done = done && run(*ctx, st, dev ? dev : x, batch, m, n, steps, coeffs,
-                     ncoeffs, eps, precision, tile);
+                     ncoeffs, eps, precision, tile, tile);
   done = done &&
          ok(st,
             cudaMemcpyAsync(x, dev, bytes, cudaMemcpyDeviceToHost,

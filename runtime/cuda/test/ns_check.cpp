@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,11 +86,15 @@ std::vector<double> reference(const float *g, int64_t m, int64_t n,
   return out;
 }
 
+/// A case's tileSquare when both products take `tile`.
+constexpr int64_t kSameTile = INT64_MIN;
+
 struct Case {
   const char *name;
   int64_t batch, m, n, steps;
   std::vector<double> coeffs;
-  int64_t tile;
+  int64_t tile;                    // A = X X^T (and A A unless set below)
+  int64_t tileSquare = kSameTile; // A A
 };
 
 const std::vector<double> kQuintic = {3.4445, -4.7750, 2.0315};
@@ -103,8 +108,13 @@ bool runOnDevice(muon_cuda_ns_context *ctx, std::vector<float> &host,
     return false;
   }
   cudaMemcpy(dev, host.data(), bytes, cudaMemcpyHostToDevice);
-  int rc = muon_cuda_ns(ctx, dev, c.batch, c.m, c.n, c.steps, c.coeffs.data(),
-                        (int64_t)c.coeffs.size(), 1e-7, precision, c.tile);
+  int rc =
+      c.tileSquare == kSameTile
+          ? muon_cuda_ns(ctx, dev, c.batch, c.m, c.n, c.steps, c.coeffs.data(),
+                         (int64_t)c.coeffs.size(), 1e-7, precision, c.tile)
+          : muon_cuda_ns_tiles(ctx, dev, c.batch, c.m, c.n, c.steps,
+                               c.coeffs.data(), (int64_t)c.coeffs.size(), 1e-7,
+                               precision, c.tile, c.tileSquare);
   cudaError_t sync = cudaDeviceSynchronize();
   cudaMemcpy(host.data(), dev, bytes, cudaMemcpyDeviceToHost);
   cudaFree(dev);
@@ -298,10 +308,21 @@ int main() {
       {"3 x 64x160 batch, tiles 32", 3, 64, 160, 5, kQuintic, 32},
       {"2 x 200x96 batch tall, whole", 2, 200, 96, 5, kQuintic,
        MUON_CUDA_TILE_FULL},
+      {"75x130 odd p, whole", 1, 75, 130, 5, kQuintic, MUON_CUDA_TILE_FULL},
+      {"320x352 tiles 32 across the completion's 64-blocks", 1, 320, 352, 5,
+       kQuintic, 32},
       {"128x384 per-step coefficients, tiles 32", 1, 128, 384, 3, perStep,
        32},
       {"512x1024 tiles 128", 1, 512, 1024, 5, kQuintic, 128},
       {"64x64 zero steps", 1, 64, 64, 0, kQuintic, MUON_CUDA_TILE_AUTO},
+      // A tile for each product: finer, coarser or whole against the other
+      // (the copy of A that the second product reads must be whole).
+      {"384x512 tiles 32 / 128", 1, 384, 512, 5, kQuintic, 32, 128},
+      {"384x512 tiles 128 / 32", 1, 384, 512, 5, kQuintic, 128, 32},
+      {"2 x 256x640 tiles 64 / whole", 2, 256, 640, 5, kQuintic, 64,
+       MUON_CUDA_TILE_FULL},
+      {"640x256 tall, whole / tiles 64", 1, 640, 256, 5, kQuintic,
+       MUON_CUDA_TILE_FULL, 64},
   };
   std::mt19937 rng(20261123);
   for (int precision : {MUON_CUDA_FP32, MUON_CUDA_BF16})

@@ -59,6 +59,14 @@ int muon_cuda_ns(muon_cuda_ns_context *ctx, float *x, int64_t batch,
                  int64_t m, int64_t n, int64_t steps, const double *coeffs,
                  int64_t ncoeffs, double eps, int precision, int64_t tile);
 
+/* muon_cuda_ns with a tile for each symmetric product: `tile_gram` for
+ * A = X X^T (inner dimension q = max(m, n)) and `tile_square` for A A
+ * (inner dimension p). muon_cuda_ns(..., tile) is this with both = tile. */
+int muon_cuda_ns_tiles(muon_cuda_ns_context *ctx, float *x, int64_t batch,
+                       int64_t m, int64_t n, int64_t steps,
+                       const double *coeffs, int64_t ncoeffs, double eps,
+                       int precision, int64_t tile_gram, int64_t tile_square);
+
 /* The same on `batch` matrices in host memory: copied to the device, and
  * back once done; waits for the stream (the result is in `x` on return). */
 int muon_cuda_ns_host(muon_cuda_ns_context *ctx, float *x, int64_t batch,
