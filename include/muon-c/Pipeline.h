@@ -35,9 +35,27 @@ typedef struct MuonLLVMPipelineOptions {
   /// per matrix; -1, by target (64 MiB for "cuda", 0 for "cpu"). Below -1
   /// is refused like an unknown target.
   int64_t nsStackBytes;
+  /// Merge a round's gathers and scatters over one communicator into
+  /// batched calls (muon-expand-step's batch-collectives); false keeps one
+  /// rooted call each.
+  bool batchCollectives;
+  /// Bound on the gathered matrices one rank holds at once, in bytes: a
+  /// step's prefetch_count is lowered until its rounds fit; 0, no bound.
+  /// Below 0 is refused like an unknown target.
+  int64_t maxPrefetchBytes;
+  /// Free each buffer after its last use (muon-place-deallocations); false:
+  /// MLIR's ownership-based deallocation, buffers freed at the end of their
+  /// block.
+  bool placeDeallocations;
+  /// With target "cuda": the GPU architecture the generated kernels are
+  /// compiled for (ptxas's -arch, e.g. "sm_90"). Only read during
+  /// muonBuildMuonToLLVMPipeline.
+  MlirStringRef cudaChip;
 } MuonLLVMPipelineOptions;
 
-/// The defaults: target "cpu", assignOwners true, nsStackBytes -1.
+/// The defaults (muon-opt's --muon-to-llvm): target "cpu", assignOwners
+/// true, nsStackBytes -1, batchCollectives true, maxPrefetchBytes 0,
+/// placeDeallocations true, cudaChip "sm_90".
 MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 
 /// Adds the muon-to-llvm passes to `pm` (built from pass constructors: the
@@ -46,10 +64,11 @@ MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 /// mlirPassManagerRunOnOp on the module's operation, from a pass manager made
 /// with mlirPassManagerCreate and mlirPassManagerGetAsOpPassManager.
 ///
-/// Fails, adding nothing, for an unknown `options.target` or an
-/// `options.nsStackBytes` below -1; then `errorCallback` (when not NULL)
-/// receives a message naming the target and the available ones, or the
-/// value (in one call) with `userData`.
+/// Fails, adding nothing, for an unknown `options.target`, an
+/// `options.nsStackBytes` below -1 or a negative `options.maxPrefetchBytes`;
+/// then `errorCallback` (when not NULL) receives a message naming the
+/// target and the available ones, or the value (in one call) with
+/// `userData`.
 MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
     MlirOpPassManager pm, MuonLLVMPipelineOptions options,
     MlirStringCallback errorCallback, void *userData);

@@ -53,6 +53,34 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepReport(MlirOperation module,
 MLIR_CAPI_EXPORTED MlirLogicalResult muonStepReportJSON(
     MlirOperation module, MlirStringCallback callback, void *userData);
 
+/// What muonStepReportWithOptions writes.
+typedef struct MuonStepReportOptions {
+  /// One JSON array with an object per step (muonStepReportJSON's format)
+  /// instead of the text tables.
+  bool json;
+  /// Also estimate every schedule of each step's owners (naive, one at a
+  /// time, rounds, rounds + prefetch 1 and 2) against the lower bounds, as
+  /// `muon-report{schedules}` does: a "schedule estimates" table, or the
+  /// JSON keys "schedule_estimates", "lower_bound_us" and
+  /// "owner_path_bound_us".
+  bool schedules;
+  /// Make the rounds (and their estimates) as
+  /// `muon-expand-step{ns-stack-bytes}` does: an owner's same-shape matrices
+  /// stacked up to this many bytes (target=cuda compiles with 64 MiB); 0,
+  /// one matrix per call. Negative is refused (a diagnostic on the module).
+  int64_t nsStackBytes;
+} MuonStepReportOptions;
+
+/// The defaults: text, no schedule estimates, nsStackBytes 0 (what
+/// muonStepReport writes).
+MLIR_CAPI_EXPORTED MuonStepReportOptions muonStepReportOptionsDefault(void);
+
+/// muonStepReport / muonStepReportJSON with `options`. Modifies the module
+/// and fails like muonStepReport, and for a negative nsStackBytes.
+MLIR_CAPI_EXPORTED MlirLogicalResult muonStepReportWithOptions(
+    MlirOperation module, MuonStepReportOptions options,
+    MlirStringCallback callback, void *userData);
+
 /// The number of parameters of `step`, or -1 when `step` is not a
 /// `muon.step`.
 MLIR_CAPI_EXPORTED intptr_t muonStepNumParams(MlirOperation step);

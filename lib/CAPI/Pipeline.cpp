@@ -20,12 +20,21 @@ MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
   options.target = mlirStringRefCreate("cpu", 3);
   options.assignOwners = true;
   options.nsStackBytes = -1;
+  // The rest as muon-to-llvm's own defaults, read from the options struct so
+  // that the two cannot drift apart.
+  static const muon::MuonToLLVMOptions defaults;
+  options.batchCollectives = defaults.batchCollectives;
+  options.maxPrefetchBytes = defaults.maxPrefetchBytes;
+  options.placeDeallocations = defaults.placeDeallocations;
+  static const std::string chip = defaults.cudaChip;
+  options.cudaChip = mlirStringRefCreate(chip.data(), chip.size());
   return options;
 }
 
 namespace {
 /// Sets `cxxOptions` from `options`; false after telling `errorCallback`
-/// about an unknown target or a stack bound below -1.
+/// about an unknown target, a stack bound below -1 or a negative prefetch
+/// bound.
 bool toCxxOptions(MuonLLVMPipelineOptions options,
                   muon::MuonToLLVMOptions &cxxOptions,
                   MlirStringCallback errorCallback, void *userData) {
@@ -43,6 +52,10 @@ bool toCxxOptions(MuonLLVMPipelineOptions options,
     os << "muon-to-llvm: nsStackBytes must be -1 (by target), 0 (no "
           "stacks) or a byte count, got "
        << options.nsStackBytes;
+  } else if (options.maxPrefetchBytes < 0) {
+    os << "muon-to-llvm: maxPrefetchBytes must be 0 (no bound) or a byte "
+          "count, got "
+       << options.maxPrefetchBytes;
   }
   if (!message.empty()) {
     if (errorCallback)
@@ -52,6 +65,10 @@ bool toCxxOptions(MuonLLVMPipelineOptions options,
   cxxOptions.target = found->target;
   cxxOptions.assignOwners = options.assignOwners;
   cxxOptions.nsStackBytes = options.nsStackBytes;
+  cxxOptions.batchCollectives = options.batchCollectives;
+  cxxOptions.maxPrefetchBytes = options.maxPrefetchBytes;
+  cxxOptions.placeDeallocations = options.placeDeallocations;
+  cxxOptions.cudaChip = unwrap(options.cudaChip).str();
   return true;
 }
 } // namespace

@@ -46,15 +46,25 @@ MlirOperation muonModuleGetStep(MlirOperation module, intptr_t index) {
 }
 
 /// The report of every step of `moduleOp` as text or as a JSON array
-/// (owners assigned in place where missing), to `callback`.
-static MlirLogicalResult reportSteps(MlirOperation moduleOp, bool json,
+/// (owners assigned in place where missing), to `callback`; `entry` names
+/// the C function in diagnostics.
+static MlirLogicalResult reportSteps(MlirOperation moduleOp,
+                                     MuonStepReportOptions options,
+                                     const char *entry,
                                      MlirStringCallback callback,
                                      void *userData) {
+  bool json = options.json;
   Operation *op = unwrap(moduleOp);
   auto module = dyn_cast<ModuleOp>(op);
   if (!module) {
-    op->emitError(json ? "muonStepReportJSON" : "muonStepReport")
-        << ": expected a 'builtin.module', got '" << op->getName() << "'";
+    op->emitError(entry) << ": expected a 'builtin.module', got '"
+                         << op->getName() << "'";
+    return mlirLogicalResultFailure();
+  }
+  if (options.nsStackBytes < 0) {
+    op->emitError(entry) << ": nsStackBytes = " << options.nsStackBytes
+                         << " must be 0 (one matrix per call) or a byte "
+                            "count";
     return mlirLogicalResultFailure();
   }
   // muon-assign-owners (re)computes the owners of every step whose strategy
@@ -85,7 +95,8 @@ static MlirLogicalResult reportSteps(MlirOperation moduleOp, bool json,
     FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
     if (failed(facts))
       return WalkResult::interrupt();
-    optim::StepReport report = optim::buildStepReport(step, *facts);
+    optim::StepReport report = optim::buildStepReport(
+        step, *facts, options.schedules, options.nsStackBytes);
     if (json)
       reports.push_back(optim::stepReportJson(report));
     else
@@ -101,15 +112,35 @@ static MlirLogicalResult reportSteps(MlirOperation moduleOp, bool json,
   return mlirLogicalResultSuccess();
 }
 
+MuonStepReportOptions muonStepReportOptionsDefault(void) {
+  MuonStepReportOptions options;
+  options.json = false;
+  options.schedules = false;
+  options.nsStackBytes = 0;
+  return options;
+}
+
 MlirLogicalResult muonStepReport(MlirOperation moduleOp,
                                  MlirStringCallback callback, void *userData) {
-  return reportSteps(moduleOp, /*json=*/false, callback, userData);
+  return reportSteps(moduleOp, muonStepReportOptionsDefault(),
+                     "muonStepReport", callback, userData);
 }
 
 MlirLogicalResult muonStepReportJSON(MlirOperation moduleOp,
                                      MlirStringCallback callback,
                                      void *userData) {
-  return reportSteps(moduleOp, /*json=*/true, callback, userData);
+  MuonStepReportOptions options = muonStepReportOptionsDefault();
+  options.json = true;
+  return reportSteps(moduleOp, options, "muonStepReportJSON", callback,
+                     userData);
+}
+
+MlirLogicalResult muonStepReportWithOptions(MlirOperation moduleOp,
+                                            MuonStepReportOptions options,
+                                            MlirStringCallback callback,
+                                            void *userData) {
+  return reportSteps(moduleOp, options, "muonStepReportWithOptions", callback,
+                     userData);
 }
 
 intptr_t muonStepNumParams(MlirOperation step) {

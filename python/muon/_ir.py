@@ -141,31 +141,58 @@ class Module:
         return self
 
     def lower(self, target: str = "cpu", assign_owners: bool = True,
-              ns_stack_bytes: int = -1) -> "Module":
-        """Runs muon-to-llvm (``target``: "cpu" or "cuda") in place.
-        ``ns_stack_bytes``: an owner's same-shape matrices of a round go to
-        one batched Newton-Schulz call up to that many bytes (4 per
-        element); 0: one call per matrix; -1: by target (64 MiB for cuda,
-        0 for cpu)."""
+              ns_stack_bytes: int = -1, batch_collectives: bool = True,
+              max_prefetch_bytes: int = 0, place_deallocations: bool = True,
+              cuda_chip: str = "sm_90") -> "Module":
+        """Runs muon-to-llvm (``target``: "cpu" or "cuda") in place, with
+        muon-opt's options and defaults:
+
+        - ``ns_stack_bytes``: an owner's same-shape matrices of a round go
+          to one batched Newton-Schulz call up to that many bytes (4 per
+          element); 0: one call per matrix; -1: by target (64 MiB for cuda,
+          0 for cpu).
+        - ``batch_collectives``: a round's gathers and scatters over one
+          communicator become batched calls; False: one rooted call each.
+        - ``max_prefetch_bytes``: bound on the gathered matrices one rank
+          holds at once (a step's prefetch_count is lowered to fit); 0: no
+          bound.
+        - ``place_deallocations``: free each buffer after its last use;
+          False: MLIR's ownership-based deallocation.
+        - ``cuda_chip``: with target "cuda", the GPU architecture of the
+          generated kernels (ptxas's -arch).
+
+        Raises MuonError for a value the pipeline refuses (a negative
+        bound, an unknown target)."""
         self.diagnostics = self.context._check(
-            self._m.lower(target, assign_owners, ns_stack_bytes),
+            self._m.lower(target, assign_owners, ns_stack_bytes,
+                          batch_collectives, max_prefetch_bytes,
+                          place_deallocations, cuda_chip),
             f"muon-to-llvm (target={target}) failed")
         return self
 
-    def report_text(self) -> str:
+    def report_text(self, schedules: bool = False,
+                    ns_stack_bytes: int = 0) -> str:
         """muon-report's tables as text. Gives steps without owners their
-        owners (in place), as muon-report does."""
-        text = self._m.report(False)
+        owners (in place), as muon-report does. ``schedules``: also every
+        schedule's estimate against the lower bounds
+        (``muon-report{schedules}``); ``ns_stack_bytes``: the rounds made
+        with Newton-Schulz stacked up to that many bytes, as
+        muon-expand-step does (0: one matrix per call)."""
+        text = self._m.report(False, schedules, ns_stack_bytes)
         self.context._check(text is not None, "the report failed")
         return text
 
-    def report(self) -> List["StepReport"]:
+    def report(self, schedules: bool = False,
+               ns_stack_bytes: int = 0) -> List["StepReport"]:
         """muon-report's tables of every step as objects
         (:class:`muon.report.StepReport`; ``params_frame()`` and
         ``ranks_frame()`` give pandas DataFrames). Gives steps without
-        owners their owners (in place)."""
+        owners their owners (in place). ``schedules`` and
+        ``ns_stack_bytes`` as for :meth:`report_text`; with ``schedules``
+        each report's ``schedule_estimates``, ``lower_bound_us`` and
+        ``owner_path_bound_us`` are set."""
         from .report import StepReport
-        text = self._m.report(True)
+        text = self._m.report(True, schedules, ns_stack_bytes)
         self.context._check(text is not None, "the report failed")
         return [StepReport.from_json(d) for d in json.loads(text)]
 

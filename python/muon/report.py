@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 def _location(text: str) -> str:
@@ -68,9 +68,15 @@ class StepReport:
     params: List[ParamReport]
     ranks: List[RankReport]
     balance: float         #: max / mean Newton-Schulz load
-    #: kind ("rounds" or "sequential"), rounds, prefetch,
+    #: kind ("rounds" or "sequential"), rounds, prefetch, ns_stack_bytes,
     #: collectives_per_rank (and _unbatched), est_step_us
     schedule: Dict[str, object]
+    #: With ``report(schedules=True)``: one dict per schedule (schedule,
+    #: step_us, x_bound, collectives_per_rank, peak_bytes_per_rank) and the
+    #: two bounds; None otherwise.
+    schedule_estimates: Optional[List[Dict[str, object]]] = None
+    lower_bound_us: Optional[float] = None
+    owner_path_bound_us: Optional[float] = None
 
     @classmethod
     def from_json(cls, d: dict) -> "StepReport":
@@ -81,7 +87,10 @@ class StepReport:
             params=[ParamReport(**{**p, "shape": tuple(p["shape"])})
                     for p in d["params"]],
             ranks=[RankReport(**r) for r in d["ranks"]],
-            balance=d["balance"], schedule=dict(d["schedule"]))
+            balance=d["balance"], schedule=dict(d["schedule"]),
+            schedule_estimates=d.get("schedule_estimates"),
+            lower_bound_us=d.get("lower_bound_us"),
+            owner_path_bound_us=d.get("owner_path_bound_us"))
 
     def params_frame(self):
         """The parameter table as a pandas DataFrame (needs pandas)."""

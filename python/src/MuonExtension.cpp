@@ -216,11 +216,17 @@ bool runPipeline(Module &m, const std::string &pipeline) {
 /// The muon-to-llvm pipeline (built from pass constructors, the IR verified
 /// once at the end).
 bool lower(Module &m, const std::string &target, bool assignOwners,
-           int64_t nsStackBytes) {
+           int64_t nsStackBytes, bool batchCollectives,
+           int64_t maxPrefetchBytes, bool placeDeallocations,
+           const std::string &cudaChip) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   options.target = mlirStringRefCreate(target.c_str(), target.size());
   options.assignOwners = assignOwners;
   options.nsStackBytes = nsStackBytes;
+  options.batchCollectives = batchCollectives;
+  options.maxPrefetchBytes = maxPrefetchBytes;
+  options.placeDeallocations = placeDeallocations;
+  options.cudaChip = mlirStringRefCreate(cudaChip.c_str(), cudaChip.size());
   std::string error;
   bool ok = mlirLogicalResultIsSuccess(
       muonRunMuonToLLVMPipeline(m.op(), options, appendTo, &error));
@@ -229,11 +235,15 @@ bool lower(Module &m, const std::string &target, bool assignOwners,
   return ok;
 }
 
-nb::object report(Module &m, bool json) {
+nb::object report(Module &m, bool json, bool schedules,
+                  int64_t nsStackBytes) {
+  MuonStepReportOptions options = muonStepReportOptionsDefault();
+  options.json = json;
+  options.schedules = schedules;
+  options.nsStackBytes = nsStackBytes;
   std::string text;
   if (mlirLogicalResultIsFailure(
-          (json ? muonStepReportJSON : muonStepReport)(m.op(), appendTo,
-                                                       &text)))
+          muonStepReportWithOptions(m.op(), options, appendTo, &text)))
     return nb::none();
   return nb::str(text.c_str(), text.size());
 }
@@ -450,7 +460,8 @@ NB_MODULE(_muon, m) {
       .def("verify", &verify)
       .def("run_pipeline", &runPipeline)
       .def("lower", &lower)
-      .def("report", &report, nb::arg("json") = false)
+      .def("report", &report, nb::arg("json") = false,
+           nb::arg("schedules") = false, nb::arg("ns_stack_bytes") = 0)
       .def("num_steps", &numSteps)
       .def_prop_ro("context",
                    [](const Module &mod) { return mod.context; });

@@ -114,6 +114,45 @@ func.func @step(%p0: !t, %p1: !t, %p2: !t, %g0: !t, %g1: !t, %g2: !t,
         muon.parse(three).lower(ns_stack_bytes=-5)
 
 
+def test_lower_takes_the_schedule_options():
+    # Each option reaches muon-to-llvm: the prefetch bound lowers the step's
+    # prefetch_count (a remark says so), ownership-based deallocation frees
+    # in fewer calls, unbatched rounds make no batches, and a negative bound
+    # is refused.
+    step = gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp")
+    default = muon.parse(step).lower()
+    bounded = muon.parse(step).lower(max_prefetch_bytes=1)
+    assert str(bounded) != str(default)
+    assert any("prefetch_count 1 lowered to 0 by max-prefetch-bytes = 1"
+               in d.message for d in bounded.diagnostics)
+    free = "llvm.call @muon_rt_buffers_free("
+    ownership = muon.parse(step).lower(place_deallocations=False)
+    assert 0 < str(ownership).count(free) < str(default).count(free)
+    every = gen_step("--mesh", "dp=2,tp=2")
+    begin = "llvm.call @muon_rt_batch_begin("
+    assert str(muon.parse(every).lower()).count(begin) > 0
+    assert str(muon.parse(every).lower(batch_collectives=False)).count(
+        begin) == 0
+    with pytest.raises(muon.MuonError, match="maxPrefetchBytes must be 0"):
+        muon.parse(step).lower(max_prefetch_bytes=-1)
+
+
+def test_report_with_schedules_and_stacks():
+    three = muon.parse(gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp"))
+    text = three.report_text(schedules=True, ns_stack_bytes=4096)
+    assert "schedule estimates (" in text and "owner path bound" in text
+    assert "Newton-Schulz stacked up to 4096 bytes" in text
+    (r,) = three.report(schedules=True, ns_stack_bytes=4096)
+    assert r.schedule["ns_stack_bytes"] == 4096
+    names = [e["schedule"] for e in r.schedule_estimates]
+    assert "rounds+prefetch1" in names and r.lower_bound_us > 0
+    assert r.owner_path_bound_us >= r.lower_bound_us
+    (plain,) = three.report()
+    assert plain.schedule_estimates is None and plain.lower_bound_us is None
+    with pytest.raises(muon.MuonError, match="the report failed"):
+        three.report(ns_stack_bytes=-1)
+
+
 def test_report_and_plan():
     m = muon.parse(gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp"))
     text = m.report_text()

@@ -16,6 +16,8 @@
 #include "muon-c/Step.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *kModule =
     "dist.mesh @m [dp = 2, tp = 2]\n"
@@ -98,12 +100,16 @@ static int refused(MlirContext context, MuonLLVMPipelineOptions options,
   return status;
 }
 
-/* An unknown target, and a stack bound below -1, are refused. */
+/* An unknown target, a stack bound below -1 and a negative prefetch bound
+   are refused; the defaults are muon-opt's. */
 static int badOptions(MlirContext context) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   int status;
-  if (options.nsStackBytes != -1) {
-    fprintf(stderr, "the default nsStackBytes is not -1\n");
+  if (options.nsStackBytes != -1 || !options.assignOwners ||
+      !options.batchCollectives || options.maxPrefetchBytes != 0 ||
+      !options.placeDeallocations || options.cudaChip.length != 5 ||
+      strncmp(options.cudaChip.data, "sm_90", 5) != 0) {
+    fprintf(stderr, "the defaults are not muon-to-llvm's\n");
     return 1;
   }
   options.target = mlirStringRefCreateFromCString("gpu");
@@ -112,7 +118,113 @@ static int badOptions(MlirContext context) {
   options.nsStackBytes = -5;
   if (status == 0)
     status = refused(context, options, "nsStackBytes -5");
+  options = muonLLVMPipelineOptionsDefault();
+  options.maxPrefetchBytes = -3;
+  if (status == 0)
+    status = refused(context, options, "maxPrefetchBytes -3");
   return status;
+}
+
+/* Appends printed IR to a growing buffer. */
+typedef struct Text {
+  char *data;
+  size_t length;
+} Text;
+static void appendText(MlirStringRef piece, void *userData) {
+  Text *t = (Text *)userData;
+  char *grown = (char *)realloc(t->data, t->length + piece.length + 1);
+  if (!grown)
+    return;
+  memcpy(grown + t->length, piece.data, piece.length);
+  t->length += piece.length;
+  grown[t->length] = 0;
+  t->data = grown;
+}
+
+/* How often `needle` occurs in kModule lowered with `options`; -1 when the
+   lowering fails. */
+static long countAfterLowering(MlirContext context,
+                               MuonLLVMPipelineOptions options,
+                               const char *needle) {
+  MlirModule module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(kModule));
+  Text text = {NULL, 0};
+  long count = -1;
+  if (mlirLogicalResultIsSuccess(muonRunMuonToLLVMPipeline(
+          mlirModuleGetOperation(module), options, NULL, NULL))) {
+    mlirOperationPrint(mlirModuleGetOperation(module), appendText, &text);
+    count = 0;
+    for (const char *at = text.data; at && (at = strstr(at, needle)); ++at)
+      ++count;
+  }
+  free(text.data);
+  mlirModuleDestroy(module);
+  return count;
+}
+
+/* muonStepReportWithOptions: schedule estimates with stacked rounds, the
+   same as JSON, and a negative stack bound refused. */
+static int reportWithOptions(MlirContext context) {
+  MlirModule module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(kModule));
+  MlirOperation op = mlirModuleGetOperation(module);
+  MuonStepReportOptions options = muonStepReportOptionsDefault();
+  Text json = {NULL, 0};
+  int status = 0;
+  if (options.json || options.schedules || options.nsStackBytes != 0) {
+    fprintf(stderr, "the report defaults are not muonStepReport's\n");
+    status = 1;
+  }
+  options.schedules = true;
+  options.nsStackBytes = 4096;
+  if (status == 0 && mlirLogicalResultIsFailure(muonStepReportWithOptions(
+                         op, options, printText, stdout))) {
+    fprintf(stderr, "muonStepReportWithOptions failed\n");
+    status = 1;
+  }
+  options.json = true;
+  if (status == 0 && mlirLogicalResultIsFailure(muonStepReportWithOptions(
+                         op, options, appendText, &json))) {
+    fprintf(stderr, "muonStepReportWithOptions (json) failed\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("json: %s, %s\n",
+           strstr(json.data, "\"schedule_estimates\"") ? "estimates"
+                                                        : "no estimates",
+           strstr(json.data, "\"ns_stack_bytes\":4096") ? "stack bound 4096"
+                                                         : "no stack bound");
+  }
+  options.nsStackBytes = -1;
+  if (status == 0 && mlirLogicalResultIsSuccess(muonStepReportWithOptions(
+                         op, options, printText, stdout))) {
+    fprintf(stderr, "nsStackBytes -1 was accepted by the report\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("report with nsStackBytes -1: refused\n");
+  }
+  free(json.data);
+  mlirModuleDestroy(module);
+  return status;
+}
+
+/* placeDeallocations reaches the pipeline: MLIR's ownership-based
+   deallocation frees the step's buffers at the end of their block, in fewer
+   runtime calls than one free after each buffer's last use. */
+static int optionsReachThePipeline(MlirContext context) {
+  MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
+  long placed = countAfterLowering(context, options, "muon_rt_buffers_free");
+  options.placeDeallocations = false;
+  long ownership =
+      countAfterLowering(context, options, "muon_rt_buffers_free");
+  if (placed < 0 || ownership < 0 || ownership >= placed) {
+    fprintf(stderr,
+            "placeDeallocations = false did not change the frees (%ld, "
+            "%ld)\n",
+            placed, ownership);
+    return 1;
+  }
+  printf("placeDeallocations = false: fewer free calls\n");
+  return 0;
 }
 
 /* muonRunMuonToLLVMPipeline: the same lowering in one call (a fresh parse of
@@ -184,6 +296,10 @@ static int run(MlirContext context) {
     status = badOptions(context);
   if (status == 0)
     status = runPipeline(context);
+  if (status == 0)
+    status = reportWithOptions(context);
+  if (status == 0)
+    status = optionsReachThePipeline(context);
   return status;
 }
 

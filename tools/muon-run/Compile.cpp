@@ -39,6 +39,7 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
   options.target = o.target;
   options.batchCollectives = o.batchCollectives;
   options.nsStackBytes = o.nsStackBytes;
+  options.maxPrefetchBytes = o.maxPrefetchBytes;
   options.placeDeallocations = o.placeDeallocations;
   if (failed(runMuonToLLVMPipeline(*module, options)) ||
       failed(readRoles(*module, *spec)))

@@ -30,6 +30,7 @@ struct Options {
   Target target = Target::Cpu;
   bool batchCollectives = true; // muon-expand-step{batch-collectives}
   int64_t nsStackBytes = -1;     // muon-to-llvm{ns-stack-bytes}
+  int64_t maxPrefetchBytes = 0;  // muon-to-llvm{max-prefetch-bytes}
   bool placeDeallocations = true; // muon-to-llvm{place-deallocations}
   /// Values for a step that reads lr / weight_decay as operands.
   std::optional<double> lr, weightDecay;

@@ -100,6 +100,12 @@ cl::opt<int64_t> nsStackBytes(
              "element); 0: one call per matrix; -1 (default): 64 MiB with "
              "--target cuda, 0 with --target cpu"),
     cl::init(-1), cl::cat(category));
+cl::opt<int64_t> maxPrefetchBytes(
+    "max-prefetch-bytes",
+    cl::desc("Bound on the gathered matrices one rank holds at once: the "
+             "step's prefetch_count is lowered until its rounds fit (0, the "
+             "default: no bound; docs/schedule.md)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> placeDeallocations(
     "place-deallocations",
     cl::desc("Free each buffer of the step after its last use (default "
@@ -210,6 +216,9 @@ std::string validateOptions() {
     return "--ns-stack-bytes must be -1 (by target), 0 (no stacks) or a "
            "byte count, got " +
            std::to_string(nsStackBytes);
+  if (maxPrefetchBytes < 0)
+    return "--max-prefetch-bytes must be 0 (no bound) or a byte count, got " +
+           std::to_string(maxPrefetchBytes);
   if (transport != "mpi" && transport != "nccl")
     return "--transport must be mpi or nccl, got '" + transport + "'";
   if (transport == "nccl" && target != muon::Target::Cuda)
@@ -381,6 +390,7 @@ int main(int argc, char **argv) {
   o.target = target;
   o.batchCollectives = batchCollectives;
   o.nsStackBytes = nsStackBytes;
+  o.maxPrefetchBytes = maxPrefetchBytes;
   o.placeDeallocations = placeDeallocations;
   if (lrOpt.getNumOccurrences())
     o.lr = lrOpt;

@@ -764,6 +764,13 @@ struct MuonExpandStepPass
              "takes -1: by target)";
       return signalPassFailure();
     }
+    if (maxPrefetchBytes < 0) {
+      emitError(getOperation().getLoc())
+          << "muon-expand-step: max-prefetch-bytes = "
+          << static_cast<int64_t>(maxPrefetchBytes)
+          << " must be 0 (no bound) or a byte count";
+      return signalPassFailure();
+    }
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();

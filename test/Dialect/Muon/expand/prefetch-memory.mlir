@@ -9,6 +9,12 @@
 // RUN: sed 's/lowered to 1/lowered to 0/; s/= 300:/= 100:/; s/1 hold(s) at most 256/0 hold(s) at most 128/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=100 -verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=100 --dist-specialize-rank=rank=0 2>/dev/null | FileCheck %s --check-prefix=NONE
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=384 --dist-specialize-rank=rank=0 2>&1 | FileCheck %s --check-prefix=TWO
+// A negative bound is refused, by the pass and through muon-to-llvm.
+// RUN: not muon-opt %s --muon-expand-step=max-prefetch-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not muon-opt %s --muon-to-llvm=max-prefetch-bytes=-7 2>&1 | FileCheck %s --check-prefix=NEG7
+// NEG: error: muon-expand-step: max-prefetch-bytes = -1 must be 0 (no bound) or a byte count
+// NEG-NOT: func.func
+// NEG7: error: muon-expand-step: max-prefetch-bytes = -7 must be 0 (no bound) or a byte count
 
 // Prefetch 1: two gathers before the first Newton-Schulz, the third after.
 // ONE: dist.gather_batch
