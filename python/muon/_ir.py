@@ -197,11 +197,18 @@ class Module:
         return [StepReport.from_json(d) for d in json.loads(text)]
 
     def timeline(self, path: str | os.PathLike, schedule: str = "step",
-                 prefetch: Optional[int] = None) -> None:
+                 prefetch: Optional[int] = None,
+                 ns_stack_bytes: int = 0) -> None:
         """Writes the estimated timeline of every step as a Chrome trace
-        (muon-timeline; ``schedule``: step, naive, sequential or rounds).
-        The module is not changed."""
-        options = f"output={os.fspath(path)} schedule={schedule}"
+        (muon-timeline; ``schedule``: step, naive, sequential or rounds;
+        ``ns_stack_bytes``: the rounds stacked as muon-expand-step makes
+        them). The module is not changed."""
+        path = os.fspath(path)
+        if '"' in path:
+            raise MuonError(f"timeline: the path {path!r} has a double "
+                            "quote, which a pass option cannot carry")
+        options = (f'output="{path}" schedule={schedule} '
+                   f"ns-stack-bytes={int(ns_stack_bytes)}")
         if prefetch is not None:
             options += f" prefetch={int(prefetch)}"
         self.clone().run_passes(

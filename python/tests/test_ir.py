@@ -246,6 +246,15 @@ def test_timeline_writes_a_chrome_trace(tmp_path):
     assert "owners" not in str(m)
     with pytest.raises(muon.MuonError, match="schedule"):
         m.timeline(path, schedule="fastest")
+    # A path with a space; the stack bound reaches the pass.
+    spaced = tmp_path / "a b" / "t.json"
+    spaced.parent.mkdir()
+    m.timeline(spaced, ns_stack_bytes=4096)
+    assert json.loads(spaced.read_text())["traceEvents"]
+    with pytest.raises(muon.MuonError, match="ns-stack-bytes"):
+        m.timeline(path, ns_stack_bytes=-1)
+    with pytest.raises(muon.MuonError, match="double quote"):
+        m.timeline(tmp_path / 'q"uote.json')
 
 
 def test_blocked_newton_schulz_is_visible():
