@@ -25,6 +25,21 @@ template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v) {
 __device__ float toFloat(float v) { return v; }
 __device__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
 
+/// The sum of every thread's `acc` over a block of 256 threads, by a tree
+/// in shared memory (a fixed order), returned to every thread. Once per
+/// kernel: a second call would reuse the shared lanes unsynchronised.
+__device__ double blockSum(double acc) {
+  __shared__ double lane[256];
+  lane[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      lane[threadIdx.x] += lane[threadIdx.x + s];
+    __syncthreads();
+  }
+  return lane[0];
+}
+
 /// Per block, the sum of squares of a grid-stride share of one matrix, in
 /// float4 loads where the matrix is 16-byte aligned (the order of the sums
 /// depends on the grid and the alignment only: the same on every run).
@@ -42,16 +57,9 @@ __global__ void sumSquares(const float *g, int64_t elems, double *partial) {
   }
   for (int64_t i = 4 * vecs + first; i < elems; i += stride)
     acc += (double)x[i] * x[i];
-  __shared__ double lane[256];
-  lane[threadIdx.x] = acc;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s)
-      lane[threadIdx.x] += lane[threadIdx.x + s];
-    __syncthreads();
-  }
+  double sum = blockSum(acc);
   if (threadIdx.x == 0)
-    partial[blockIdx.y * gridDim.x + blockIdx.x] = lane[0];
+    partial[blockIdx.y * gridDim.x + blockIdx.x] = sum;
 }
 
 /// One block of 256 threads per matrix: each thread sums a strided share of
@@ -63,16 +71,9 @@ __global__ void inverseNorms(const double *partial, int64_t blocks,
   double acc = 0;
   for (int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
     acc += partial[i];
-  __shared__ double lane[256];
-  lane[threadIdx.x] = acc;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s)
-      lane[threadIdx.x] += lane[threadIdx.x + s];
-    __syncthreads();
-  }
+  double sum = blockSum(acc);
   if (threadIdx.x == 0)
-    scale[b] = (float)(1.0 / (sqrt(lane[0]) + eps));
+    scale[b] = (float)(1.0 / (sqrt(sum) + eps));
 }
 
 /// dst (rows x cols, row-major) = f(src) where src is cols x rows row-major
