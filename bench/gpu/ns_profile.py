@@ -7,8 +7,10 @@ by kernel (torch.profiler over CUPTI), for the tiles it picks by default.
 Per shape: each kernel's total time per call (mean over the profiled calls),
 its share of the call's kernel time, and its launches per call. The cuBLAS
 kernels are the products; completeSymmetric mirrors A and B (and copies A);
-pack/unpack/norms are the conversions at both ends. Two builds of the
-library compare by running this once with each --lib.
+sumSquares/inverseNorms (the norm) and convert/transposeConvert (pack and
+unpack) are the ends; the last line splits the time between cuBLAS and
+our kernels. Two builds of the library compare by running this once with
+each --lib.
 """
 
 import argparse
@@ -46,9 +48,16 @@ def kernel_times(lib, x, tile):
     return times
 
 
+# Our kernels (runtime/cuda/lib/Kernels.cu); everything else the call
+# launches is cuBLAS's (the products, and its memsets).
+OURS = ("completeSymmetric", "sumSquares", "inverseNorms",
+        "transposeConvert", "convert", "scaleInPlace")
+
+
 def short(name):
-    for key in ("completeSymmetric", "pack", "unpack", "Norm", "norm"):
-        if key in name:
+    """Our kernel's name, or the first 60 characters of cuBLAS's."""
+    for key in OURS:
+        if key + "<" in name or key + "(" in name:
             return key
     return name[:60]
 
@@ -75,7 +84,7 @@ def main():
             print(f"  {us / 1000:8.3f} ms {100 * us / total:5.1f}% "
                   f"x{n_:<4g} {short(name)}")
         ours = sum(us for name, (us, _) in times.items()
-                   if short(name) != name[:60])
+                   if short(name) in OURS)
         print(f"  products (cuBLAS) {100 * (total - ours) / total:.1f}%, "
               f"our kernels {100 * ours / total:.1f}%")
     return 0

@@ -26,7 +26,7 @@ extern "C" {
 typedef struct MuonLLVMPipelineOptions {
   /// Code generation target, by name: "cpu" (host code over the MPI +
   /// CBLAS runtime) or "cuda" (tensors in GPU memory). The string is only
-  /// read during muonBuildMuonToLLVMPipeline.
+  /// read during the call it is passed to.
   MlirStringRef target;
   /// Run muon-assign-owners first (steps with explicit owners keep them).
   bool assignOwners;
@@ -48,8 +48,8 @@ typedef struct MuonLLVMPipelineOptions {
   /// block.
   bool placeDeallocations;
   /// With target "cuda": the GPU architecture the generated kernels are
-  /// compiled for (ptxas's -arch, e.g. "sm_90"). Only read during
-  /// muonBuildMuonToLLVMPipeline.
+  /// compiled for (ptxas's -arch, e.g. "sm_90"; empty is refused). Only
+  /// read during the call it is passed to.
   MlirStringRef cudaChip;
 } MuonLLVMPipelineOptions;
 
@@ -65,7 +65,8 @@ MLIR_CAPI_EXPORTED MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void);
 /// with mlirPassManagerCreate and mlirPassManagerGetAsOpPassManager.
 ///
 /// Fails, adding nothing, for an unknown `options.target`, an
-/// `options.nsStackBytes` below -1 or a negative `options.maxPrefetchBytes`;
+/// `options.nsStackBytes` below -1, a negative `options.maxPrefetchBytes` or
+/// target "cuda" with an empty `options.cudaChip`;
 /// then `errorCallback` (when not NULL) receives a message naming the
 /// target and the available ones, or the value (in one call) with
 /// `userData`.

@@ -16,13 +16,15 @@
 #include <string>
 
 MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
-  MuonLLVMPipelineOptions options;
-  options.target = mlirStringRefCreate("cpu", 3);
-  options.assignOwners = true;
-  options.nsStackBytes = -1;
-  // The rest as muon-to-llvm's own defaults, read from the options struct so
-  // that the two cannot drift apart.
+  // muon-to-llvm's own defaults, read from its options struct so that the
+  // two cannot drift apart (the strings outlive the call: a target's name
+  // is static, the chip is kept here).
   static const muon::MuonToLLVMOptions defaults;
+  MuonLLVMPipelineOptions options;
+  llvm::StringRef target = muon::getTargetLowering(defaults.target).name;
+  options.target = mlirStringRefCreate(target.data(), target.size());
+  options.assignOwners = defaults.assignOwners;
+  options.nsStackBytes = defaults.nsStackBytes;
   options.batchCollectives = defaults.batchCollectives;
   options.maxPrefetchBytes = defaults.maxPrefetchBytes;
   options.placeDeallocations = defaults.placeDeallocations;
@@ -33,8 +35,8 @@ MuonLLVMPipelineOptions muonLLVMPipelineOptionsDefault(void) {
 
 namespace {
 /// Sets `cxxOptions` from `options`; false after telling `errorCallback`
-/// about an unknown target, a stack bound below -1 or a negative prefetch
-/// bound.
+/// about an unknown target, a stack bound below -1, a negative prefetch
+/// bound or target cuda without a chip.
 bool toCxxOptions(MuonLLVMPipelineOptions options,
                   muon::MuonToLLVMOptions &cxxOptions,
                   MlirStringCallback errorCallback, void *userData) {
@@ -56,6 +58,10 @@ bool toCxxOptions(MuonLLVMPipelineOptions options,
     os << "muon-to-llvm: maxPrefetchBytes must be 0 (no bound) or a byte "
           "count, got "
        << options.maxPrefetchBytes;
+  } else if (found->target == muon::Target::Cuda &&
+             unwrap(options.cudaChip).empty()) {
+    os << "muon-to-llvm: target cuda needs a cudaChip (e.g. \"sm_90\"), "
+          "got an empty one";
   }
   if (!message.empty()) {
     if (errorCallback)

@@ -203,10 +203,11 @@ class Module:
         (muon-timeline; ``schedule``: step, naive, sequential or rounds;
         ``ns_stack_bytes``: the rounds stacked as muon-expand-step makes
         them). The module is not changed."""
-        path = os.fspath(path)
-        if '"' in path:
-            raise MuonError(f"timeline: the path {path!r} has a double "
-                            "quote, which a pass option cannot carry")
+        path = os.fsdecode(path)
+        if not path or any(c in path for c in '"{}'):
+            raise MuonError(f"timeline: the path {path!r} is empty or has "
+                            "a double quote or a brace, which a pass "
+                            "option cannot carry")
         options = (f'output="{path}" schedule={schedule} '
                    f"ns-stack-bytes={int(ns_stack_bytes)}")
         if prefetch is not None:

@@ -253,8 +253,9 @@ def test_timeline_writes_a_chrome_trace(tmp_path):
     assert json.loads(spaced.read_text())["traceEvents"]
     with pytest.raises(muon.MuonError, match="ns-stack-bytes"):
         m.timeline(path, ns_stack_bytes=-1)
-    with pytest.raises(muon.MuonError, match="double quote"):
-        m.timeline(tmp_path / 'q"uote.json')
+    for bad in (tmp_path / 'q"uote.json', tmp_path / "b{race.json", ""):
+        with pytest.raises(muon.MuonError, match="double quote or a brace"):
+            m.timeline(bad)
 
 
 def test_blocked_newton_schulz_is_visible():

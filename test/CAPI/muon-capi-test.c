@@ -100,8 +100,8 @@ static int refused(MlirContext context, MuonLLVMPipelineOptions options,
   return status;
 }
 
-/* An unknown target, a stack bound below -1 and a negative prefetch bound
-   are refused; the defaults are muon-opt's. */
+/* An unknown target, a stack bound below -1, a negative prefetch bound and
+   target cuda without a chip are refused; the defaults are muon-opt's. */
 static int badOptions(MlirContext context) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   int status;
@@ -122,6 +122,11 @@ static int badOptions(MlirContext context) {
   options.maxPrefetchBytes = -3;
   if (status == 0)
     status = refused(context, options, "maxPrefetchBytes -3");
+  options = muonLLVMPipelineOptionsDefault();
+  options.target = mlirStringRefCreateFromCString("cuda");
+  options.cudaChip = mlirStringRefCreateFromCString("");
+  if (status == 0)
+    status = refused(context, options, "target cuda without a chip");
   return status;
 }
 
@@ -186,6 +191,9 @@ static int reportWithOptions(MlirContext context) {
   if (status == 0 && mlirLogicalResultIsFailure(muonStepReportWithOptions(
                          op, options, appendText, &json))) {
     fprintf(stderr, "muonStepReportWithOptions (json) failed\n");
+    status = 1;
+  } else if (status == 0 && !json.data) {
+    fprintf(stderr, "muonStepReportWithOptions (json) wrote nothing\n");
     status = 1;
   } else if (status == 0) {
     printf("json: %s, %s\n",

@@ -299,7 +299,7 @@ cudaError_t muon::cuda::launchUnpack(const void *w, float *g, Elem elem,
                 stream);
 }
 
-cudaError_t muon::cuda::launchCompleteSymmetric(void *a, void *lowerCopy,
+cudaError_t muon::cuda::launchCompleteSymmetric(void *a, void *copy,
                                                 Elem elem, int64_t p,
                                                 int64_t tile, int64_t batch,
                                                 float diag,
@@ -309,12 +309,12 @@ cudaError_t muon::cuda::launchCompleteSymmetric(void *a, void *lowerCopy,
   dim3 block(kTile, kRowsPerPass);
   if (elem == Elem::F32)
     completeSymmetric<<<grid, block, 0, stream>>>(
-        static_cast<float *>(a), static_cast<float *>(lowerCopy), p, tile,
+        static_cast<float *>(a), static_cast<float *>(copy), p, tile,
         diag);
   else
     completeSymmetric<<<grid, block, 0, stream>>>(
         static_cast<__nv_bfloat16 *>(a),
-        static_cast<__nv_bfloat16 *>(lowerCopy), p, tile, diag);
+        static_cast<__nv_bfloat16 *>(copy), p, tile, diag);
   return cudaGetLastError();
 }
 

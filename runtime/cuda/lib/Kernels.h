@@ -51,11 +51,11 @@ cudaError_t launchUnpack(const void *w, float *g, Elem elem, int64_t m,
 /// Completes batch symmetric p x p matrices `a` (column-major, stride p*p)
 /// of which the tiles (I, J) with I >= J of size tile x tile hold the
 /// product: the strictly upper tiles are filled by transposition. Then adds
-/// `diag` to every diagonal element. When `lowerCopy` is set, the completed
+/// `diag` to every diagonal element. When `copy` is set, the completed
 /// matrix is also copied there (what the next product reads as its C, with
 /// tiles of its own size). tile divides p and is a multiple of 32;
 /// tile == p means there is nothing to mirror.
-cudaError_t launchCompleteSymmetric(void *a, void *lowerCopy, Elem elem,
+cudaError_t launchCompleteSymmetric(void *a, void *copy, Elem elem,
                                     int64_t p, int64_t tile, int64_t batch,
                                     float diag, cudaStream_t stream);
 

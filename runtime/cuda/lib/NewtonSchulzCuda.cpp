@@ -3,15 +3,15 @@
 // One iteration is three cuBLAS calls and two memory-bound kernels:
 //
 //   A  = W^T W           lower tiles only (batched GEMM over tile pairs)
-//   complete A           upper tiles by transposition; lower tiles -> B
+//   complete A           upper tiles by transposition; all of A -> B
 //   B  = c A^T A + b B   lower tiles only, beta = b on the copy of A
 //   complete B; B += aI  the coefficient a goes on B's diagonal
 //   W' = W B             (aI + B) X = a X + B X: one GEMM, beta = 0
 //
 // where W is X in cuBLAS's column-major view (q x p). A and B are symmetric,
 // so computing the tiles (I, J) with I >= J of an nb x nb tiling does
-// (nb + 1) / (2 nb) of the work; the mirror costs one pass over p^2
-// elements. Tiles are uniform (tile divides p), so one batched call with
+// (nb + 1) / (2 nb) of the work; the completion reads the computed tiles
+// once and writes the upper ones (and, for A, a copy). Tiles are uniform (tile divides p), so one batched call with
 // pointer arrays computes all of them, for every matrix of the batch.
 //
 // Folding a into B's diagonal turns X = a X + B X into a single product
@@ -289,10 +289,11 @@ bool run(Ctx &ctx, Status &st, float *x, int64_t batch, int64_t m, int64_t n,
                    " matrix: the GPU kernels take dimensions up to " +
                    std::to_string(kGridY) +
                    " (the short side, and the rows of a tall matrix)");
-  for (int64_t *tile : {&tileGram, &tileSquare})
+  for (auto [tile, product] : {std::pair{&tileGram, "A = X X^T"},
+                               std::pair{&tileSquare, "A A"}})
     if (!resolveTile(*tile, p, precision))
-      return st.fail("tile " + std::to_string(*tile) + " for p = " +
-                     std::to_string(p) +
+      return st.fail("tile " + std::to_string(*tile) + " (" + product +
+                     ") for p = " + std::to_string(p) +
                      ": a tile must divide p and be a multiple of 32");
   Elem e = precision == MUON_CUDA_FP32 ? Elem::F32 : Elem::BF16;
 

@@ -311,6 +311,12 @@ int main() {
       {"75x130 odd p, whole", 1, 75, 130, 5, kQuintic, MUON_CUDA_TILE_FULL},
       {"320x352 tiles 32 across the completion's 64-blocks", 1, 320, 352, 5,
        kQuintic, 32},
+      // p not a multiple of 64 (blocks past p that mirror), and a tile
+      // that is not one either (tile boundaries inside a block).
+      {"96x200 tiles 32", 1, 96, 200, 5, kQuintic, 32},
+      {"480x512 tiles 96", 1, 480, 512, 5, kQuintic, 96},
+      {"2 x 224x160 tall, tiles 32 / whole", 2, 224, 160, 5, kQuintic,
+       32, MUON_CUDA_TILE_FULL},
       {"128x384 per-step coefficients, tiles 32", 1, 128, 384, 3, perStep,
        32},
       {"512x1024 tiles 128", 1, 512, 1024, 5, kQuintic, 128},
@@ -349,6 +355,18 @@ int main() {
   cudaMalloc(&dev, 256 * 256 * sizeof(float));
   expectError(ctx, "tile not dividing p", dev, 1, 256, 256, 5, 3, 48,
               "a tile must divide p");
+  {
+    // muon_cuda_ns_tiles checks each product's tile and names it.
+    std::vector<double> coeffs(3, 1.0);
+    int rc = muon_cuda_ns_tiles(ctx, dev, 1, 256, 256, 5, coeffs.data(), 3,
+                                1e-7, MUON_CUDA_FP32, 64, 48);
+    std::string msg = muon_cuda_ns_error(ctx);
+    if (rc == 0 || msg.find("tile 48 (A A) for p = 256") == std::string::npos)
+      fail("a bad tile for A A: expected an error naming it, got rc " +
+           std::to_string(rc) + " '" + msg + "'");
+    else
+      std::printf("ok   error: bad tile for A A -> %s\n", msg.c_str());
+  }
   expectError(ctx, "coefficient count", dev, 1, 256, 256, 5, 4,
               MUON_CUDA_TILE_AUTO, "3 or 3 * steps");
   expectError(ctx, "null matrix", nullptr, 1, 256, 256, 5, 3,
