@@ -12,7 +12,8 @@
 # REPORT_DIR/summary.txt (checks, then the benchmark tables), with each
 # step's full log beside it. MUON_GPU_BENCH_ARGS replaces bench/gpu/ns.py's
 # options (default "--sweep --fp32"); MUON_GPU_CHECK_QUICK=1 skips that
-# benchmark and bench/gpu/ns_stack_ab.sh (a re-check after a change that
+# benchmark, the per-kernel profile (bench/gpu/ns_profile.py) and
+# bench/gpu/ns_stack_ab.sh (a re-check after a change that
 # cannot move them). Exit status: non-zero when a check
 # failed.
 set -uo pipefail
@@ -213,6 +214,10 @@ elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; th
   PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/ns.py" --lib "$lib" \
       ${MUON_GPU_BENCH_ARGS:---sweep --fp32} >"$report/bench-ns.log" 2>&1 || status=1
   cat "$report/bench-ns.log" | tee -a "$summary"
+  say "== where one call's GPU time goes (bench/gpu/ns_profile.py)"
+  PYTHONUNBUFFERED=1 python3 "$root/bench/gpu/ns_profile.py" --lib "$lib" \
+      >"$report/bench-ns-profile.log" 2>&1 || status=1
+  grep -v -i warn "$report/bench-ns-profile.log" | tee -a "$summary"
 else
   say "skipped: no PyTorch with CUDA in python3"
 fi
