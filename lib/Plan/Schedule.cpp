@@ -28,6 +28,8 @@ plan::scheduleRounds(const std::vector<int64_t> &owners,
   assert((keys.empty() || keys.size() == owners.size()) &&
          "one stack key per parameter");
   bool stacking = stackBytes > 0 && !keys.empty();
+  // Each owner's stacks, in the order it orthogonalises them.
+  std::vector<std::vector<std::vector<size_t>>> stacksOf;
   std::map<int64_t, std::vector<size_t>> byOwner;
   for (size_t i = 0; i < owners.size(); ++i)
     byOwner[owners[i]].push_back(i);
@@ -52,10 +54,45 @@ plan::scheduleRounds(const std::vector<int64_t> &owners,
       }
       stacks.push_back({p});
     }
-    for (size_t k = 0; k < stacks.size(); ++k) {
-      if (result.size() <= k)
-        result.emplace_back();
-      result[k].insert(result[k].end(), stacks[k].begin(), stacks[k].end());
+    stacksOf.push_back(std::move(stacks));
+  }
+  // Rounds by time: a round is as long as the largest next stack of any
+  // owner (its anchor); every owner with stacks left takes its next one and
+  // then as many more as fit in the anchor's cost. An owner whose
+  // remaining stacks are small thus does several of them while another
+  // does one large one, instead of leaving the later rounds to the owners
+  // with many small stacks (whose collectives would wait for the large
+  // ones: every round's calls involve all members).
+  auto costOf = [&](const std::vector<size_t> &stack) {
+    double c = 0;
+    for (size_t p : stack)
+      c += cost[p];
+    return c;
+  };
+  std::vector<size_t> next(stacksOf.size(), 0);
+  while (true) {
+    double anchor = 0;
+    bool left = false;
+    for (size_t o = 0; o < stacksOf.size(); ++o)
+      if (next[o] < stacksOf[o].size()) {
+        left = true;
+        anchor = std::max(anchor, costOf(stacksOf[o][next[o]]));
+      }
+    if (!left)
+      break;
+    std::vector<size_t> &round = result.emplace_back();
+    for (size_t o = 0; o < stacksOf.size(); ++o) {
+      double used = 0;
+      for (bool first = true; next[o] < stacksOf[o].size(); first = false) {
+        const std::vector<size_t> &stack = stacksOf[o][next[o]];
+        double c = costOf(stack);
+        // A relative slack so that equal sums are not split by rounding.
+        if (!first && used + c > anchor * (1 + 1e-9))
+          break;
+        round.insert(round.end(), stack.begin(), stack.end());
+        used += c;
+        ++next[o];
+      }
     }
   }
   for (std::vector<size_t> &round : result)

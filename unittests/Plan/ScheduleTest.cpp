@@ -44,10 +44,28 @@ std::vector<ParamCostInput> fsdp(const Mesh &mesh,
   return params;
 }
 
-TEST(ScheduleRounds, KthParameterOfEveryOwnerLargestFirst) {
-  // Owner 0: p0 (cost 1), p2 (cost 5), p4 (cost 3); owner 1: p1, p3.
+TEST(ScheduleRounds, OwnersLargestFirstPackedIntoRoundsByTime) {
+  // Owner 0: p0 (cost 1), p2 (cost 5), p4 (cost 3); owner 1: p1, p3 (2
+  // each). Round 1's anchor is p2 (5): owner 1 does p1 and p3 (4) in it.
+  // Round 2: p4 alone; round 3: p0.
   EXPECT_EQ(scheduleRounds({0, 1, 0, 1, 0}, {1, 2, 5, 2, 3}, true),
-            (Rounds{{1, 2}, {3, 4}, {0}}));
+            (Rounds{{1, 2, 3}, {4}, {0}}));
+  // Equal costs: one parameter of every owner per round.
+  EXPECT_EQ(scheduleRounds({0, 1, 0, 1}, {1, 1, 1, 1}, true),
+            (Rounds{{0, 1}, {2, 3}}));
+  // A heavy owner with two large matrices, a light one with one large and
+  // four small ones: the small ones share the second round with the
+  // second large one instead of adding rounds after it.
+  EXPECT_EQ(scheduleRounds({0, 0, 1, 1, 1, 1, 1}, {10, 10, 10, 4, 4, 1, 1},
+                           true),
+            (Rounds{{0, 2}, {1, 3, 4, 5, 6}}));
+  // Sums equal to the anchor fit; one more does not.
+  EXPECT_EQ(scheduleRounds({0, 1, 1, 1}, {3, 1, 1, 1}, true),
+            (Rounds{{0, 1, 2, 3}}));
+  EXPECT_EQ(scheduleRounds({0, 1, 1, 1}, {2.5, 1, 1, 1}, true),
+            (Rounds{{0, 1, 2}, {3}}));
+  // Zero costs pack together; one at a time ignores costs.
+  EXPECT_EQ(scheduleRounds({0, 1, 1}, {0, 0, 0}, true), (Rounds{{0, 1, 2}}));
   EXPECT_EQ(scheduleRounds({0, 1, 0}, {1, 1, 1}, false),
             (Rounds{{0}, {1}, {2}}));
 }

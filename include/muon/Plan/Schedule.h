@@ -33,15 +33,19 @@ struct NsStackKey {
 };
 
 /// The order parameters are updated in, as rounds of parameter indices.
-/// With `rounds`: round k holds the k-th stack of every owner, each round
-/// in index order. An owner's stacks: its parameters by descending `cost`
-/// (ties in index order), each one a stack of its own, except that one
-/// joins the owner's last stack of its `kind` (`keys`, one per parameter)
-/// while that stack then holds at most `stackBytes` bytes (its size plus
-/// one, times the joining parameter's `bytes`). Without stacking (`keys`
-/// empty or `stackBytes` <= 0) round k holds the k-th parameter of every
-/// owner. Without `rounds`: one parameter per round, in index order.
-/// `keys`, when not empty, has one entry per parameter.
+/// With `rounds`, each owner's stacks are taken in order and packed into
+/// rounds by time: a round's anchor is the largest cost of any owner's next
+/// stack; every owner with stacks left takes its next stack, then its
+/// following ones while their costs summed with what it took stay within
+/// the anchor (a stack's cost: the sum of its parameters' `cost`). Each
+/// round lists its parameters in index order. An owner's stacks: its
+/// parameters by descending `cost` (ties in index order), each one a stack
+/// of its own, except that one joins the owner's last stack of its `kind`
+/// (`keys`, one per parameter) while that stack then holds at most
+/// `stackBytes` bytes (its size plus one, times the joining parameter's
+/// `bytes`); without stacking (`keys` empty or `stackBytes` <= 0) every
+/// parameter is a stack. Without `rounds`: one parameter per round, in
+/// index order. `keys`, when not empty, has one entry per parameter.
 std::vector<std::vector<size_t>>
 scheduleRounds(const std::vector<int64_t> &owners,
                const std::vector<double> &cost, bool rounds,

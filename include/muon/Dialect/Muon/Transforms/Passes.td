@@ -61,8 +61,10 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     that axis.
 
     Order (docs/schedule.md): with `async_gpu_parallelism` (the default) the
-    parameters go in rounds, each owner's largest first: a round's gathers,
-    then every owner's Newton-Schulz, then the round's scatters. Gathers
+    parameters go in rounds, each owner's largest first, packed by time (a
+    round lasts as long as the largest next parameter of any owner; an
+    owner with smaller ones does as many as fit): a round's gathers, then
+    every owner's Newton-Schulz, then the round's scatters. Gathers
     (scatters) of a round at the same position of their chains that run
     over the same communicator on the same ranks become one
     `dist.gather_batch` (`dist.scatter_batch`): one all-to-all instead of
@@ -81,7 +83,8 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     parameter's shard) share rounds by shape and element type: taken by
     descending cost, a parameter joins the owner's last stack of its shape
     and element type while the stack then holds at most B bytes (4 per
-    element), and round k holds every owner's k-th stack. Inputs of one
+    element), and the stacks are packed into rounds like parameters (a
+    stack's cost is its matrices' together). Inputs of one
     stack that run on the same ranks go to one `muon.newton_schulz` on a
     k x m x n batch (`tensor.insert_slice` in, `tensor.extract_slice` and
     a `linalg.copy` each out): one call instead of k, which a GPU runs as
