@@ -48,6 +48,17 @@ std::vector<plan::NsStackKey> muon::optim::nsStackKeys(const StepFacts &facts) {
   return keys;
 }
 
+std::unique_ptr<plan::ScheduleEstimator>
+muon::optim::estimatorOf(StepOp step, const StepFacts &facts,
+                         int64_t nsStackBytes) {
+  auto estimator = std::make_unique<plan::ScheduleEstimator>(
+      costInputs(step, facts), facts.mesh, step.getNsSteps(),
+      costModelFor(step));
+  if (nsStackBytes > 0)
+    estimator->stackNewtonSchulz(nsStackKeys(facts), nsStackBytes);
+  return estimator;
+}
+
 std::vector<std::vector<size_t>>
 muon::optim::roundsOf(StepOp step, const StepFacts &facts,
                       int64_t nsStackBytes) {

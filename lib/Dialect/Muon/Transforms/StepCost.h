@@ -12,6 +12,8 @@
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Plan/Schedule.h"
 
+#include <memory>
+
 namespace muon {
 namespace optim {
 
@@ -32,6 +34,12 @@ plan::ScheduleKind scheduleOf(StepOp step);
 /// owner orthogonalises; none for expert stacks and parameters split into
 /// several blocks per owner.
 std::vector<plan::NsStackKey> nsStackKeys(const StepFacts &facts);
+
+/// The estimator of `step`'s schedules on its cost model (costModelFor),
+/// its rounds stacked as muon-expand-step{ns-stack-bytes = nsStackBytes}
+/// makes them (0: no stacks): what muon-report and muon-timeline estimate.
+std::unique_ptr<plan::ScheduleEstimator>
+estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes);
 
 /// The order muon-expand-step updates the parameters in (plan::scheduleRounds
 /// with each owner's Newton-Schulz FLOPs as the cost), with an owner's

@@ -171,11 +171,9 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     report.params.push_back(std::move(row));
   }
   // What the compiled code does: its schedule, batching and prefetch.
-  plan::CostModel model = costModelFor(step);
-  plan::ScheduleEstimator estimator(costInputs(step, facts), mesh,
-                                    step.getNsSteps(), model);
-  if (nsStackBytes > 0)
-    estimator.stackNewtonSchulz(nsStackKeys(facts), nsStackBytes);
+  std::unique_ptr<plan::ScheduleEstimator> owned =
+      estimatorOf(step, facts, nsStackBytes);
+  plan::ScheduleEstimator &estimator = *owned;
   int64_t prefetch = step.getPrefetchCount();
   plan::Estimate est = estimator.estimate(scheduleOf(step), prefetch);
   double total = 0, peak = 0;
@@ -214,7 +212,7 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     plan::Estimate rounds = estimator.estimate(plan::ScheduleKind::Rounds, 0);
     double bound = plan::lowerBound(rounds);
     report.hasSchedules = true;
-    report.model = model;
+    report.model = costModelFor(step);
     report.lowerBoundSeconds = bound;
     report.pathBoundSeconds = std::max(bound, estimator.ownerPathBound());
     report.schedules = {

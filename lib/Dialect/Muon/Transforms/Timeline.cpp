@@ -78,11 +78,7 @@ struct MuonTimelinePass
       int64_t depth = !kind && prefetch.getNumOccurrences() == 0
                           ? step.getPrefetchCount()
                           : static_cast<int64_t>(prefetch);
-      plan::ScheduleEstimator estimator(costInputs(step, *facts), facts->mesh,
-                                        step.getNsSteps(), costModelFor(step));
-      if (nsStackBytes > 0)
-        estimator.stackNewtonSchulz(nsStackKeys(*facts), nsStackBytes);
-      plan::Estimate est = estimator.estimate(
+      plan::Estimate est = estimatorOf(step, *facts, nsStackBytes)->estimate(
           k, k == plan::ScheduleKind::Naive ? 0 : depth, /*trace=*/true);
       for (plan::TraceEvent &e : est.trace) {
         e.start += offset;
