@@ -19,11 +19,12 @@
 // block; a group's allocation where its first buffer was, each view there.
 // CHECK-LABEL: func.func @viewed
 // CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK-NEXT: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>)> : (i64) -> !llvm.ptr
+// A group's slot is an array of 64-bit words, its descriptors one after
+// the other (a 2-D one is 7 words); the first is the slot itself.
+// CHECK-NEXT: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.array<14 x i64> : (i64) -> !llvm.ptr
 // CHECK-NEXT: %[[A2D:.*]] = llvm.mlir.addressof @[[T2D]] : !llvm.ptr
 // CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
-// CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[G]][0, 0]
-// CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[G]][0, 1]
+// CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[G]][7] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT: %[[L2:.*]] = llvm.getelementptr %[[A2D]][7] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT: %[[S3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 // CHECK-NEXT: %[[A1D:.*]] = llvm.mlir.addressof @[[T1D]] : !llvm.ptr
@@ -35,12 +36,12 @@
 // CHECK-NEXT: call @muon_rt_buffers_alloc(%[[G]], %[[A2D]], %[[TWO]])
 // CHECK-NEXT: %[[P:.*]] = llvm.mlir.poison : !llvm.struct<(i64, ptr)>
 // CHECK-NEXT: %[[R:.*]] = llvm.insertvalue %[[TWO]], %[[P]][0]
-// CHECK-NEXT: %[[D:.*]] = llvm.insertvalue %[[S1]], %[[R]][1]
+// CHECK-NEXT: %[[D:.*]] = llvm.insertvalue %[[G]], %[[R]][1]
 // CHECK-NEXT: %[[V1:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(i64, ptr)> to memref<*xf32>
 // CHECK: %[[V2:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(i64, ptr)> to memref<*xf32>
 // Two casts of one buffer share its view.
 // CHECK: call @use2(%[[V1]], %[[V1]])
-// CHECK-NEXT: call @muon_rt_buffers_free(%[[S1]], %[[A2D]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[G]], %[[A2D]], %[[ONE]])
 // CHECK-NEXT: call @use(%[[V2]])
 // CHECK-NEXT: call @muon_rt_buffers_free(%[[S2]], %[[L2]], %[[ONE]])
 // CHECK-NEXT: call @muon_rt_buffers_alloc(%[[S3]], %[[A1D]], %[[ONE]])
@@ -86,12 +87,11 @@ func.func @viewed() {
 // where its last free was.
 // CHECK-LABEL: func.func @grouped
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK-DAG: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
+// CHECK-DAG: %[[G:.*]] = llvm.alloca %[[ONE]] x !llvm.array<17 x i64>
 // CHECK-DAG: %[[THREE:.*]] = llvm.mlir.constant(3 : i64) : i64
 // CHECK-DAG: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
-// CHECK-DAG: %[[S0:.*]] = llvm.getelementptr %[[G]][0, 0]
-// CHECK-DAG: %[[S1:.*]] = llvm.getelementptr %[[G]][0, 1]
-// CHECK-DAG: %[[S2:.*]] = llvm.getelementptr %[[G]][0, 2]
+// CHECK-DAG: %[[S1:.*]] = llvm.getelementptr %[[G]][5] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[S2:.*]] = llvm.getelementptr %[[G]][12] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-DAG: %[[L1:.*]] = llvm.getelementptr %[[TABLE:[0-9]+]][5] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-DAG: %[[L2:.*]] = llvm.getelementptr %[[TABLE]][12] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: cf.br ^bb1
@@ -102,7 +102,7 @@ func.func @viewed() {
 // CHECK: call @use(
 // CHECK: call @muon_rt_buffers_alloc(%{{.*}}, %{{.*}}, %[[ONE]])
 // CHECK: call @muon_rt_wait(
-// CHECK-NEXT: call @muon_rt_buffers_free(%[[S0]], %[[TABLE]], %[[ONE]])
+// CHECK-NEXT: call @muon_rt_buffers_free(%[[G]], %[[TABLE]], %[[ONE]])
 // CHECK-NEXT: call @muon_rt_buffers_free(%[[S2]], %[[L2]], %[[ONE]])
 // CHECK-NEXT: call @muon_rt_wait(
 // CHECK-NEXT: call @use(

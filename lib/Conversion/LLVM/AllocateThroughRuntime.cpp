@@ -182,16 +182,6 @@ struct MuonAllocateThroughRuntime
       return place(
           LLVM::AllocaOp::create(builder(), loc, ptr, descriptor, size));
     }
-    /// Member `index` of the struct `storage` points at (`fields` its
-    /// members' types); the slot itself for -1 (a group of one).
-    Value member(Value storage, int64_t index, ArrayRef<Type> fields) {
-      if (index < 0)
-        return storage;
-      Type type = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-      return place(LLVM::GEPOp::create(
-          builder(), loc, ptr, type, storage,
-          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)}));
-    }
     /// The address `offset` 64-bit words into `table`.
     Value offset(Value table, int64_t words) {
       if (words == 0)
@@ -286,12 +276,11 @@ struct MuonAllocateThroughRuntime
           continue;
         for (SmallVector<Candidate> &group : groupsOf(block, movable)) {
           SmallVector<int64_t> layouts;
-          SmallVector<Type> descriptors;
-          for (Candidate &c : group) {
+          for (Candidate &c : group)
             llvm::append_range(layouts, c.layout);
-            descriptors.push_back(converter.convertType(c.alloc.getType()));
-          }
-          allocateGroup(group, tableFor(into, layouts), descriptors, entry,
+          allocateGroup(group, tableFor(into, layouts),
+                        converter.convertType(group.front().alloc.getType()),
+                        entry,
                         runtime, members);
         }
       }
@@ -357,29 +346,41 @@ struct MuonAllocateThroughRuntime
   }
 
   /// One runtime call allocates `group` where its first buffer was: the
-  /// descriptors lie one after the other in one stack slot (a struct of
-  /// them), read with `layouts` (the members' tables one after the other).
+  /// descriptors lie one after the other in one stack slot, read with
+  /// `layouts` (the members' tables one after the other). The slot is an
+  /// array of 64-bit words, each descriptor's address an offset into it:
+  /// a struct of the descriptors would be the same bytes, but every
+  /// address of a member would name the whole struct type, which for a
+  /// group of hundreds of buffers is tens of kilobytes of text per GEP.
   static void allocateGroup(MutableArrayRef<Candidate> group, LLVM::GlobalOp layouts,
-                            ArrayRef<Type> descriptors, EntryValues &entry,
+                            Type firstDescriptor, EntryValues &entry,
                             muon::RuntimeCalls &runtime,
                             llvm::DenseMap<Operation *, Member> &members) {
     memref::AllocOp first = group.front().alloc;
     Location loc = first.getLoc();
     MLIRContext *ctx = first.getContext();
+    // { allocated, aligned, offset, sizes[rank], strides[rank] }, every
+    // field a 64-bit word (descriptorsOf64BitWords).
+    auto wordsOf = [](memref::AllocOp alloc) {
+      return 3 + 2 * alloc.getType().getRank();
+    };
+    int64_t words = 0;
+    for (Candidate &c : group)
+      words += wordsOf(c.alloc);
     // A group of one is its descriptor's slot.
     Value storage = entry.slot(
-        descriptors.size() == 1
-            ? descriptors.front()
-            : LLVM::LLVMStructType::getLiteral(ctx, descriptors));
+        group.size() == 1
+            ? firstDescriptor
+            : LLVM::LLVMArrayType::get(entry.i64, static_cast<unsigned>(words)));
     Value table = entry.address(layouts);
     OpBuilder b(first);
     runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffers_alloc,
                  {storage, table,
                   entry.constant(static_cast<int64_t>(group.size()))});
-    int64_t offset = 0;
+    int64_t offset = 0, at = 0;
     for (auto [i, c] : llvm::enumerate(group)) {
-      Value slot = entry.member(storage, descriptors.size() > 1 ? i : -1,
-                                descriptors);
+      Value slot = entry.offset(storage, at);
+      at += wordsOf(c.alloc);
       Value layout = entry.offset(table, offset);
       offset += static_cast<int64_t>(c.layout.size());
       members[c.alloc] = {storage, static_cast<int64_t>(i), slot, layout};
