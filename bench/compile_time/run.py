@@ -4,6 +4,8 @@ size, rank count and layout, with fitted growth exponents.
 
   python3 bench/compile_time/run.py [--quick] [--opt build/bin/muon-opt]
                                     [--baseline OTHER-muon-opt] [--timing]
+                                    [--instructions] [--models 8b,405b]
+                                    [--ranks 8,512]
 
 For each Llama-3 model (8B: 224 matrices, 70B: 560, 405B: 882), rank count
 (8, 64, 512, 1024) and layout (fsdp, fsdp_tp, 3d: bench/llama3_step.py,
@@ -16,6 +18,15 @@ peak MB and the ratio (baseline / this), and its exponents beside ours,
 e.g. a build of an older commit. --timing adds the three
 slowest passes of each run (--mlir-timing). --quick: 8B and 70B on 8, 64
 and 512 ranks.
+
+--instructions measures instructions instead of seconds: each run goes
+through valgrind's callgrind, counting only inside the pass manager (the
+lowering, without parsing the input or printing the output), with
+--verify-each=false (the lowering as muon-run, the C API and the Python
+package run it). The counts do not depend on what else the machine is
+doing, so their exponents show how the compiler's work grows, apart from
+the cache misses of a larger module that wall time also contains. About
+10x slower than timing (--quick: about 10 minutes per muon-opt).
 """
 
 import argparse
@@ -54,6 +65,25 @@ def measure(opt, step, out, timing):
     return float(m.group(1)), int(m.group(2)) / 1024.0, os.path.getsize(out), slow
 
 
+def measure_instructions(opt, step, out):
+    """Instructions executed inside mlir::PassManager::run, and the output
+    size."""
+    counts = out + ".callgrind"
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={counts}",
+           "--toggle-collect=mlir::PassManager::run*", opt, step,
+           "--muon-to-llvm", "--verify-each=false", "-o", out]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{opt} failed under callgrind on {step}:\n"
+                 f"{p.stderr[-2000:]}")
+    with open(counts) as f:
+        totals = [line for line in f if line.startswith("totals:")]
+    os.remove(counts)
+    if not totals:
+        sys.exit(f"callgrind wrote no totals for {opt} on {step}")
+    return int(totals[-1].split()[1]) / 1e9, os.path.getsize(out)
+
+
 def slope(points):
     """Least-squares slope of log(y) on log(x)."""
     xs = [math.log(x) for x, _ in points]
@@ -70,16 +100,36 @@ def main():
                                                   "muon-opt"))
     ap.add_argument("--baseline", default="")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--models", default="",
+                    help="comma-separated, e.g. 8b,405b (overrides --quick)")
+    ap.add_argument("--ranks", default="",
+                    help="comma-separated, e.g. 8,512 (overrides --quick)")
     ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count the lowering's instructions (callgrind) "
+                         "instead of timing the whole run")
     args = ap.parse_args()
+    if args.instructions and args.timing:
+        ap.error("--timing and --instructions measure different runs; "
+                 "give one")
     models = ["8b", "70b"] if args.quick else ["8b", "70b", "405b"]
     ranks = [8, 64, 512] if args.quick else [8, 64, 512, 1024]
+    if args.models:
+        models = args.models.split(",")
+    if args.ranks:
+        ranks = [int(r) for r in args.ranks.split(",")]
     layouts = ["fsdp", "fsdp_tp", "3d"]
     tmp = tempfile.mkdtemp()
     rows = []
-    print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'s':>8} {'MB':>7} "
-          f"{'out_MB':>7}" + (f" {'base_s':>8} {'base_MB':>7} {'base/this':>9}"
-                              if args.baseline else ""))
+    if args.instructions:
+        print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'G_instr':>8} "
+              f"{'out_MB':>7}" + (f" {'base_G':>8} {'base/this':>9}"
+                                  if args.baseline else ""))
+    else:
+        print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'s':>8} {'MB':>7} "
+              f"{'out_MB':>7}" + (f" {'base_s':>8} {'base_MB':>7} "
+                                  f"{'base/this':>9}"
+                                  if args.baseline else ""))
     for model in models:
         for r in ranks:
             for layout in layouts:
@@ -91,20 +141,33 @@ def main():
                                                  "llama3_step.py"),
                                     model, str(r), layout, "--returns"],
                                    stdout=f, check=True)
-                s, mb, size, slow = measure(args.opt, step, out, args.timing)
-                line = (f"{model:>5} {r:>5} {layout:>8} {s:8.2f} {mb:7.0f} "
-                        f"{size / 2**20:7.1f}")
                 b = None
-                if args.baseline:
-                    b, bmb, _, _ = measure(args.baseline, step, out, False)
-                    line += f" {b:8.2f} {bmb:7.0f} {b / s:8.2f}x"
+                slow = []
+                if args.instructions:
+                    s, size = measure_instructions(args.opt, step, out)
+                    line = (f"{model:>5} {r:>5} {layout:>8} {s:8.3f} "
+                            f"{size / 2**20:7.1f}")
+                    if args.baseline:
+                        b, _ = measure_instructions(args.baseline, step, out)
+                        line += f" {b:8.3f} {b / s:8.2f}x"
+                else:
+                    s, mb, size, slow = measure(args.opt, step, out,
+                                                args.timing)
+                    line = (f"{model:>5} {r:>5} {layout:>8} {s:8.2f} "
+                            f"{mb:7.0f} {size / 2**20:7.1f}")
+                    if args.baseline:
+                        b, bmb, _, _ = measure(args.baseline, step, out,
+                                               False)
+                        line += f" {b:8.2f} {bmb:7.0f} {b / s:8.2f}x"
                 print(line, flush=True)
                 for t, name in slow:
                     print(f"{'':22} {t:8.2f}  {name}")
                 rows.append((model, r, layout, s, b))
-    # Column 3 is this muon-opt's time, column 4 the baseline's.
+    # Column 3 is this muon-opt's time (or instructions), column 4 the
+    # baseline's.
     columns = [(3, "this")] + ([(4, "baseline")] if args.baseline else [])
-    print("\nfitted exponents of time (1.0 = linear)" +
+    what = "instructions" if args.instructions else "time"
+    print(f"\nfitted exponents of {what} (1.0 = linear)" +
           ("; this, then the baseline" if args.baseline else ""))
     for layout in layouts:
         for r in ranks:

@@ -267,8 +267,14 @@ private:
     s.inGroup = coordsEqual(fixedAxes, pp.fixed);
 
     RankedTensorType xT = localOf(s, p.layout);
+    // What ranks outside the group yield; made only where there are such
+    // ranks (an unused placeholder would be carried through bufferization
+    // as a dead allocation, once per parameter).
+    SmallVector<Value> outside;
+    if (s.inGroup)
+      outside = {placeholder(xT), s.ml};
     SmallVector<Value> out = inGroup(
-        s, {xT, s.localT}, {placeholder(xT), s.ml}, [&] {
+        s, {xT, s.localT}, outside, [&] {
           size_t next = 0;
           Value g = gl;
           for (; next < s.nsStep &&
