@@ -235,6 +235,22 @@ bool lower(Module &m, const std::string &target, bool assignOwners,
   return ok;
 }
 
+/// muonLLVMPipelineOptionsDefault() by the Python keyword names of
+/// Module.lower, so the package's own defaults can be checked against the
+/// pipeline's (a test does) instead of drifting apart unnoticed.
+nb::dict lowerDefaults() {
+  MuonLLVMPipelineOptions d = muonLLVMPipelineOptionsDefault();
+  nb::dict out;
+  out["target"] = std::string(d.target.data, d.target.length);
+  out["assign_owners"] = d.assignOwners;
+  out["ns_stack_bytes"] = d.nsStackBytes;
+  out["batch_collectives"] = d.batchCollectives;
+  out["max_prefetch_bytes"] = d.maxPrefetchBytes;
+  out["place_deallocations"] = d.placeDeallocations;
+  out["cuda_chip"] = std::string(d.cudaChip.data, d.cudaChip.length);
+  return out;
+}
+
 nb::object report(Module &m, bool json, bool schedules,
                   int64_t nsStackBytes) {
   MuonStepReportOptions options = muonStepReportOptionsDefault();
@@ -467,6 +483,7 @@ NB_MODULE(_muon, m) {
                    [](const Module &mod) { return mod.context; });
   m.def("parse", &parse);
   m.def("parse_file", &parseFile);
+  m.def("lower_defaults", &lowerDefaults);
 
   nb::class_<Step>(m, "Step")
       .def(nb::init<std::shared_ptr<Module>, intptr_t>())

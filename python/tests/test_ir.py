@@ -137,6 +137,17 @@ def test_lower_takes_the_schedule_options():
         muon.parse(step).lower(max_prefetch_bytes=-1)
 
 
+def test_lower_defaults_are_the_pipelines():
+    # Module.lower writes its defaults out (they show in help()); they must
+    # be the C API's muonLLVMPipelineOptionsDefault(), field for field.
+    import inspect
+    from muon import _muon
+    signature = inspect.signature(muon.Module.lower).parameters
+    python = {name: p.default for name, p in signature.items()
+              if name != "self"}
+    assert python == _muon.lower_defaults()
+
+
 def test_report_with_schedules_and_stacks():
     three = muon.parse(gen_step("--mesh", "dp=2,tp=2", "--only", "fsdp_tp"))
     text = three.report_text(schedules=True, ns_stack_bytes=4096)

@@ -253,8 +253,9 @@ def MuonAllocateThroughRuntime
         other allocations and calls of functions marked `muon.kernel`
         (which neither allocate nor free) form a group: one call where
         the first was allocates them all, their descriptors one after the
-        other in one slot (a struct of them; a group of one is its
-        descriptor's slot). Moving an allocation up over such ops keeps
+        other in one slot (an array of 64-bit words, each descriptor
+        addressed by its word offset; a group of one is its descriptor's
+        slot). Moving an allocation up over such ops keeps
         the most memory held at once the same: nothing is freed between
         the group's first and last allocation;
       - for its unranked views, the unranked descriptor `{rank, slot}`
