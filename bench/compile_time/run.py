@@ -23,7 +23,9 @@ and 512 ranks.
 through valgrind's callgrind, counting only inside the pass manager (the
 lowering, without parsing the input or printing the output), with
 --verify-each=false (the lowering as muon-run, the C API and the Python
-package run it). The counts do not depend on what else the machine is
+package run it) and on one thread (callgrind counts a thread only from
+where it enters the pass manager, so work on MLIR's worker threads would
+be missed). The counts do not depend on what else the machine is
 doing, so their exponents show how the compiler's work grows, apart from
 the cache misses of a larger module that wall time also contains. About
 10x slower than timing (--quick: about 10 minutes per muon-opt).
@@ -70,8 +72,9 @@ def measure_instructions(opt, step, out):
     size."""
     counts = out + ".callgrind"
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={counts}",
-           "--toggle-collect=mlir::PassManager::run*", opt, step,
-           "--muon-to-llvm", "--verify-each=false", "-o", out]
+           "--toggle-collect=mlir::PassManager::run(*", opt, step,
+           "--muon-to-llvm", "--verify-each=false", "--mlir-disable-threading",
+           "-o", out]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{opt} failed under callgrind on {step}:\n"
@@ -115,9 +118,18 @@ def main():
     models = ["8b", "70b"] if args.quick else ["8b", "70b", "405b"]
     ranks = [8, 64, 512] if args.quick else [8, 64, 512, 1024]
     if args.models:
-        models = args.models.split(",")
+        models = [m.strip() for m in args.models.split(",")]
+        unknown = [m for m in models if m not in MATRICES]
+        if unknown:
+            ap.error(f"unknown models {unknown}: choose from "
+                     f"{', '.join(MATRICES)}")
     if args.ranks:
-        ranks = [int(r) for r in args.ranks.split(",")]
+        try:
+            ranks = [int(r) for r in args.ranks.split(",")]
+        except ValueError:
+            ap.error(f"--ranks takes integers, got {args.ranks!r}")
+        if any(r < 1 for r in ranks):
+            ap.error(f"--ranks takes positive integers, got {args.ranks!r}")
     layouts = ["fsdp", "fsdp_tp", "3d"]
     tmp = tempfile.mkdtemp()
     rows = []
@@ -169,14 +181,16 @@ def main():
     what = "instructions" if args.instructions else "time"
     print(f"\nfitted exponents of {what} (1.0 = linear)" +
           ("; this, then the baseline" if args.baseline else ""))
-    for layout in layouts:
+    # A fit needs two sizes: with one model (or one rank count) there is
+    # no exponent in matrices (ranks) to print.
+    for layout in layouts if len(models) > 1 else []:
         for r in ranks:
             fits = [slope([(MATRICES[row[0]], row[c]) for row in rows
                            if row[1] == r and row[2] == layout])
                     for c, _ in columns]
             print(f"  matrices, {layout:>8} on {r:>4} ranks: " +
                   " ".join(f"{f:5.2f}" for f in fits))
-    for model in models:
+    for model in models if len(ranks) > 1 else []:
         for layout in layouts:
             fits = [slope([(row[1], row[c]) for row in rows
                            if row[0] == model and row[2] == layout])

@@ -145,7 +145,11 @@ def test_lower_defaults_are_the_pipelines():
     signature = inspect.signature(muon.Module.lower).parameters
     python = {name: p.default for name, p in signature.items()
               if name != "self"}
-    assert python == _muon.lower_defaults()
+    pipeline = _muon.lower_defaults()
+    assert python == pipeline
+    # (True == 1 in Python: the types are compared too.)
+    assert ({k: type(v) for k, v in python.items()} ==
+            {k: type(v) for k, v in pipeline.items()})
 
 
 def test_report_with_schedules_and_stacks():

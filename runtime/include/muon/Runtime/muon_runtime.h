@@ -259,8 +259,8 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
  * after the other, each
  *   { rank, bytes, alignment, sizes[rank], strides[rank] }
  * and `descriptors` room for the `count` buffers' ranked descriptors one
- * after the other (8 * (3 + 2 * rank) bytes each, as an LLVM struct of them
- * lays them out). For each buffer this writes the whole descriptor:
+ * after the other (8 * (3 + 2 * rank) bytes each, no padding: the compiled
+ * step's slot is an array of 64-bit words). For each buffer this writes the whole descriptor:
  * allocated and aligned pointer (both the address of `bytes` bytes aligned
  * to `alignment`, a power of two, from the step heap that
  * _mlir_memref_to_llvm_aligned_alloc also serves), offset 0, then the sizes
