@@ -280,8 +280,7 @@ struct MuonAllocateThroughRuntime
             llvm::append_range(layouts, c.layout);
           allocateGroup(group, tableFor(into, layouts),
                         converter.convertType(group.front().alloc.getType()),
-                        entry,
-                        runtime, members);
+                        entry, runtime, members);
         }
       }
       for (Block &block : body)
@@ -352,9 +351,9 @@ struct MuonAllocateThroughRuntime
   /// a struct of the descriptors would be the same bytes, but every
   /// address of a member would name the whole struct type, which for a
   /// group of hundreds of buffers is tens of kilobytes of text per GEP.
-  static void allocateGroup(MutableArrayRef<Candidate> group, LLVM::GlobalOp layouts,
-                            Type firstDescriptor, EntryValues &entry,
-                            muon::RuntimeCalls &runtime,
+  static void allocateGroup(MutableArrayRef<Candidate> group,
+                            LLVM::GlobalOp layouts, Type firstDescriptor,
+                            EntryValues &entry, muon::RuntimeCalls &runtime,
                             llvm::DenseMap<Operation *, Member> &members) {
     memref::AllocOp first = group.front().alloc;
     Location loc = first.getLoc();
@@ -369,9 +368,9 @@ struct MuonAllocateThroughRuntime
       words += wordsOf(c.alloc);
     // A group of one is its descriptor's slot.
     Value storage = entry.slot(
-        group.size() == 1
-            ? firstDescriptor
-            : LLVM::LLVMArrayType::get(entry.i64, static_cast<unsigned>(words)));
+        group.size() == 1 ? firstDescriptor
+                          : LLVM::LLVMArrayType::get(
+                                entry.i64, static_cast<unsigned>(words)));
     Value table = entry.address(layouts);
     OpBuilder b(first);
     runtime.call(b, loc, muon::RuntimeFn::muon_rt_buffers_alloc,
