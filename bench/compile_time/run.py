@@ -133,15 +133,23 @@ def main():
     layouts = ["fsdp", "fsdp_tp", "3d"]
     tmp = tempfile.mkdtemp()
     rows = []
+    # Each run gives (seconds or G instructions, peak MB or None, output
+    # bytes, slowest passes).
     if args.instructions:
-        print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'G_instr':>8} "
-              f"{'out_MB':>7}" + (f" {'base_G':>8} {'base/this':>9}"
-                                  if args.baseline else ""))
+        unit, base_unit, digits = "G_instr", "base_G", 3
+
+        def run(opt, step, out, timing):
+            g, size = measure_instructions(opt, step, out)
+            return g, None, size, []
     else:
-        print(f"{'model':>5} {'ranks':>5} {'layout':>8} {'s':>8} {'MB':>7} "
-              f"{'out_MB':>7}" + (f" {'base_s':>8} {'base_MB':>7} "
-                                  f"{'base/this':>9}"
-                                  if args.baseline else ""))
+        unit, base_unit, digits = "s", "base_s", 2
+        run = measure
+    mb_head, base_mb_head = ("", "") if args.instructions else (f" {'MB':>7}",
+                                                      f" {'base_MB':>7}")
+    print(f"{'model':>5} {'ranks':>5} {'layout':>8} {unit:>8}{mb_head} "
+          f"{'out_MB':>7}" +
+          (f" {base_unit:>8}{base_mb_head} {'base/this':>9}" if args.baseline
+           else ""))
     for model in models:
         for r in ranks:
             for layout in layouts:
@@ -153,24 +161,16 @@ def main():
                                                  "llama3_step.py"),
                                     model, str(r), layout, "--returns"],
                                    stdout=f, check=True)
+                s, mb, size, slow = run(args.opt, step, out, args.timing)
+                line = (f"{model:>5} {r:>5} {layout:>8} {s:8.{digits}f}" +
+                        ("" if mb is None else f" {mb:7.0f}") +
+                        f" {size / 2**20:7.1f}")
                 b = None
-                slow = []
-                if args.instructions:
-                    s, size = measure_instructions(args.opt, step, out)
-                    line = (f"{model:>5} {r:>5} {layout:>8} {s:8.3f} "
-                            f"{size / 2**20:7.1f}")
-                    if args.baseline:
-                        b, _ = measure_instructions(args.baseline, step, out)
-                        line += f" {b:8.3f} {b / s:8.2f}x"
-                else:
-                    s, mb, size, slow = measure(args.opt, step, out,
-                                                args.timing)
-                    line = (f"{model:>5} {r:>5} {layout:>8} {s:8.2f} "
-                            f"{mb:7.0f} {size / 2**20:7.1f}")
-                    if args.baseline:
-                        b, bmb, _, _ = measure(args.baseline, step, out,
-                                               False)
-                        line += f" {b:8.2f} {bmb:7.0f} {b / s:8.2f}x"
+                if args.baseline:
+                    b, bmb, _, _ = run(args.baseline, step, out, False)
+                    line += (f" {b:8.{digits}f}" +
+                             ("" if bmb is None else f" {bmb:7.0f}") +
+                             f" {b / s:8.2f}x")
                 print(line, flush=True)
                 for t, name in slow:
                     print(f"{'':22} {t:8.2f}  {name}")
