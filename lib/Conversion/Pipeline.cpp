@@ -104,20 +104,15 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // analysis has no argument to compare each result with: that was
   // quadratic in the parameters.
   pm.addPass(createMuonBufferizeEntryArguments());
-  // Tensors to buffers; results become caller-provided out-params so a
-  // host keeps ownership of every buffer it sees.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  // Buffers whose layout the analysis cannot infer (the results of the
-  // participation scf.ifs) get the identity layout too: with the default,
-  // a fully dynamic one, every runtime call and Newton-Schulz operand
-  // behind such a result was copied into an identity buffer first (252 of
-  // the main example's 336 copies per step on a 2-rank mesh).
-  bufferize.unknownTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tensors to buffers (one-shot, with its in-place analysis only where
+  // it can save a copy); results become caller-provided out-params so a
+  // host keeps ownership of every buffer it sees. Buffers whose layout the
+  // analysis cannot infer (the results of the participation scf.ifs) get
+  // the identity layout: with upstream's default, a fully dynamic one,
+  // every runtime call and Newton-Schulz operand behind such a result was
+  // copied into an identity buffer first (252 of the main example's 336
+  // copies per step on a 2-rank mesh).
+  pm.addPass(createMuonBufferize());
   pm.addPass(createMuonDistinctResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
