@@ -20,7 +20,7 @@
 // CHECK:         return %[[D]]
 // With always-analyse, every function is analysed.
 // ALWAYS-NOT: without the in-place analysis
-// ALWAYS-COUNT-5: remark: bufferized with the in-place analysis
+// ALWAYS-COUNT-7: remark: bufferized with the in-place analysis
 // ALWAYS-NOT: without the in-place analysis
 // expected-remark @below {{bufferized without the in-place analysis (no write it could save a copy of)}}
 func.func @fresh(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -85,4 +85,34 @@ func.func @loop(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
     scf.yield %t : tensor<4xf32>
   }
   return %r : tensor<4xf32>
+}
+
+// -----
+
+// One module, each function bufferized its own way.
+// CHECK-LABEL: func.func @fresh_beside(
+// CHECK:         memref.alloc()
+// CHECK-NOT:     memref.copy
+// CHECK:         return
+// expected-remark @below {{bufferized without the in-place analysis (no write it could save a copy of)}}
+func.func @fresh_beside(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = bufferization.alloc_tensor() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @assemble_beside(
+// CHECK:         %[[D:.*]] = memref.alloc() {{.*}} : memref<8xf32>
+// CHECK-NOT:     memref.copy %{{.*}}, %{{.*}} : memref<8xf32> to memref<8xf32>
+// CHECK:         %[[S:.*]] = memref.subview %[[D]][0] [4] [1]
+// CHECK:         memref.copy %{{.*}}, %[[S]]
+// CHECK:         return %[[D]]
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @assemble_beside(%piece: tensor<4xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = bufferization.alloc_tensor() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = tensor.insert_slice %piece into %z[0] [4] [1] : tensor<4xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
 }
