@@ -1,8 +1,10 @@
-// muon-bufferize analyses a function only where the in-place analysis can
-// save a copy: it skips an entry whose writes all go to fresh destinations,
-// and analyses one that writes into a tensor with contents, a callee, and
-// one whose loop carries a tensor or that calls with tensors. Either way
-// no copy is made that the analysis would avoid.
+// muon-bufferize runs the in-place analysis only where it has something to
+// decide: it skips an entry whose writes all go to fresh destinations, and
+// analyses one that writes into a tensor with contents (a piece of an
+// assembled tensor, an argument, another op's result), reads a fresh
+// destination it writes, writes one in a loop below it, is a callee,
+// carries a tensor through a loop or calls with tensors. Either way the
+// buffers are those the analysis gives.
 // RUN: muon-opt %s --split-input-file --muon-bufferize=remarks=true -verify-diagnostics | FileCheck %s
 // The expectations are for the default; with always-analyse they would not
 // hold, so that run reads the file without them.
@@ -20,9 +22,9 @@
 // CHECK:         return %[[D]]
 // With always-analyse, every function is analysed.
 // ALWAYS-NOT: without the in-place analysis
-// ALWAYS-COUNT-7: remark: bufferized with the in-place analysis
+// ALWAYS-COUNT-11: remark: bufferized with the in-place analysis
 // ALWAYS-NOT: without the in-place analysis
-// expected-remark @below {{bufferized without the in-place analysis (no write it could save a copy of)}}
+// expected-remark @below {{bufferized without the in-place analysis (every written tensor is a fresh destination)}}
 func.func @fresh(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = bufferization.alloc_tensor() : tensor<4xf32>
   %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
@@ -53,6 +55,85 @@ func.func @assemble(%piece: tensor<4xf32>) -> tensor<8xf32> {
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
   %r = tensor.insert_slice %piece into %z[4] [4] [1] : tensor<4xf32> into tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// A write into an argument: the analysis writes in place into its buffer,
+// where the other mode would allocate a new one.
+// CHECK-LABEL: func.func @into_argument(
+// CHECK-SAME:    %[[X:.*]]: memref<4xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK:         linalg.fill {{.*}} outs(%[[X]] : memref<4xf32>)
+// CHECK:         return %[[X]]
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @into_argument(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%x : tensor<4xf32>) -> tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+
+// -----
+
+// A piece inserted into a fresh tensor: the insert reads its destination
+// (the rest of it), so without the analysis its undefined contents would
+// be copied into a new buffer first.
+// CHECK-LABEL: func.func @partial_insert(
+// CHECK:         memref.alloc()
+// CHECK-NOT:     memref.alloc()
+// CHECK-NOT:     memref.copy %{{.*}}, %{{.*}} : memref<8xf32> to memref<8xf32>
+// CHECK:         return
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @partial_insert(%piece: tensor<4xf32>) -> tensor<8xf32> {
+  %e = bufferization.alloc_tensor() : tensor<8xf32>
+  %r = tensor.insert_slice %piece into %e[0] [4] [1] : tensor<4xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A fresh destination written in a loop below it: without the analysis
+// the loop would allocate on every iteration.
+// CHECK-LABEL: func.func @fill_in_loop(
+// CHECK:         memref.alloc()
+// CHECK:         scf.for
+// CHECK-NOT:     memref.alloc()
+// CHECK:         return
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @fill_in_loop(%n: index, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %e = bufferization.alloc_tensor() : tensor<1024xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %f = linalg.fill ins(%one : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+    %v = tensor.extract %f[%i] : tensor<1024xf32>
+    memref.store %v, %out[%i] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+#id2 = affine_map<(d0) -> (d0)>
+
+// A write-only op into the result of another: the analysis writes it in
+// place, where the other mode would allocate again.
+// CHECK-LABEL: func.func @fill_then_overwrite(
+// CHECK:         memref.alloc()
+// CHECK-NOT:     memref.alloc()
+// CHECK:         return
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @fill_then_overwrite(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = bufferization.alloc_tensor() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
 }
 
 // -----
@@ -94,7 +175,7 @@ func.func @loop(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 // CHECK:         memref.alloc()
 // CHECK-NOT:     memref.copy
 // CHECK:         return
-// expected-remark @below {{bufferized without the in-place analysis (no write it could save a copy of)}}
+// expected-remark @below {{bufferized without the in-place analysis (every written tensor is a fresh destination)}}
 func.func @fresh_beside(%x: tensor<4xf32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = bufferization.alloc_tensor() : tensor<4xf32>

@@ -603,21 +603,25 @@ def MuonBufferizeEntryArguments
 
 def MuonBufferize : Pass<"muon-bufferize", "mlir::ModuleOp"> {
   let summary = "One-shot bufferization of the module, with the in-place "
-                "analysis only for the functions where it can save a copy";
+                "analysis only for the functions where it decides something";
   let description = [{
     Upstream's `one-shot-bufferize` with the options `muon-to-llvm` uses
     (`bufferize-function-boundaries`, identity layouts for function
     boundaries and for buffers whose layout cannot be inferred), except
     that a function is bufferized without the in-place analysis
     (upstream's `copy-before-write` for that function, its
-    `no-analysis-func-filter`) where that cannot cost a copy:
+    `no-analysis-func-filter`) where the analysis has nothing to decide:
 
-    - every tensor operand that an op writes is either written whole
-      without being read (a destination such as a `linalg.generic`'s
-      `outs` that its body does not read), or has undefined contents
-      (`bufferization.alloc_tensor`, `tensor.empty`): bufferization then
-      gives the write a fresh buffer with nothing copied into it, which
-      is what the analysis decides for such a write too;
+    - every tensor operand that an op writes is a fresh destination (a
+      `bufferization.alloc_tensor` without `copy`, or a `tensor.empty`),
+      the op does not read it, and the op is in the destination's own
+      block: without the analysis the write gets a new allocation where
+      it is, with nothing copied into it, in place of the destination's
+      (left unused and dropped); with it, the destination's own
+      allocation: the same buffers either way (a write in a loop or
+      branch below its destination would allocate there, once per
+      iteration, and one that reads its destination would copy the
+      undefined contents first);
     - no loop carries a tensor (`scf.for`, `scf.while` and other loops
       with tensor operands or results): a loop's yielded buffer may need
       a copy that only the analysis avoids;
@@ -627,11 +631,11 @@ def MuonBufferize : Pass<"muon-bufferize", "mlir::ModuleOp"> {
       the step, not a callee): the analysis of a callee is what its
       callers' analysis learns from.
 
-    Every other function is analysed as upstream does. Both ways are
-    correct for every input (copy-before-write is upstream's conservative
-    mode); the choice only decides whether a write into a tensor with
-    contents (a `tensor.insert_slice` into an assembled matrix, an update
-    in place) gets the analysis that avoids its copy.
+    Every other function is analysed as upstream does. Bufferizing
+    without the analysis is upstream's conservative mode, correct wherever
+    it is taken; where it would give other buffers (a
+    `tensor.insert_slice` into an assembled matrix, an update in place, a
+    write into an argument, a write in a loop) the analysis runs.
 
     Why: the analysis decides, for every write, whether it may reuse its
     operand's buffer; on a step whose writes all go to fresh destinations

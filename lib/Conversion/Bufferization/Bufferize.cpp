@@ -2,16 +2,15 @@
 //
 // Why: one-shot bufferization's in-place analysis decides, for every op
 // that writes a tensor, whether the write may reuse its operand's buffer
-// or needs a copy of it first. In a step nearly every write goes to a
-// fresh destination (an alloc_tensor, or a linalg.generic's outs its body
-// does not read): there the answer is "no copy" whatever the analysis
-// finds, yet on a 405B step the analysis was three quarters of the
-// bufferization's time. Upstream's copy-before-write mode skips the
-// analysis and copies before every write whose old contents may be read;
-// for a function with no such write it copies nothing, so the two modes
-// give the same buffers and the cheaper one is taken. Where a function
-// writes into a tensor with contents (an insert_slice assembling a
-// matrix), the analysis is what avoids a copy, and it runs.
+// or needs a copy of it first. In many steps (the 405B step's among them)
+// every write goes to a fresh destination (an alloc_tensor with no
+// contents) that the writer does not read, in the same block: there is
+// nothing to decide, yet on the 405B step the analysis was three quarters
+// of the bufferization's time. Upstream's copy-before-write mode skips
+// the analysis and gives such a function the same buffers, so it is taken
+// there. Where a function writes into a tensor with contents (an
+// insert_slice assembling a matrix, an argument), or elsewhere than the
+// two modes agree, the analysis runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +23,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -58,12 +58,36 @@ bool hasTensorOperandOrResult(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
-/// Whether bufferizing `fn` without the analysis copies nothing: the
-/// copies copy-before-write makes are those of written operands whose old
-/// contents may be read (AnalysisState::canOmitTensorCopy, with the
-/// analysis-free state that mode uses).
-bool analysisCannotSaveACopy(func::FuncOp fn,
-                             const OneShotBufferizationOptions &options) {
+/// A tensor with no contents yet: an allocation without a copy or a
+/// tensor.empty. A write into it needs no copy, and its own allocation is
+/// all the write needs.
+bool isFreshDestination(Value v) {
+  if (auto alloc = v.getDefiningOp<AllocTensorOp>())
+    return !alloc.getCopy();
+  return v.getDefiningOp<tensor::EmptyOp>() != nullptr;
+}
+
+/// A write into a fresh destination that the writer does not read, made
+/// in the destination's own block. Without the analysis the write gets a
+/// new allocation where it is (nothing copied: the old contents are
+/// neither defined nor read), in place of the destination's, which is
+/// left unused and dropped; with it, the destination's allocation. In the
+/// same block that is the same buffer; a write in a loop or a branch
+/// below the destination would allocate there (once per iteration) and
+/// is left to the analysis, as is a writer that reads its destination
+/// (copy-before-write would copy the undefined contents).
+bool writeNeedsNoDecision(OpOperand &operand, const AnalysisState &state) {
+  return isFreshDestination(operand.get()) &&
+         operand.get().getParentBlock() == operand.getOwner()->getBlock() &&
+         state.canOmitTensorCopy(operand);
+}
+
+/// Whether bufferizing `fn` without the analysis gives the buffers the
+/// analysis would: every write is one that needs no decision. A written
+/// tensor with contents (an argument, a result of another op) is where the
+/// analysis may reuse a buffer or avoid a copy, and keeps it.
+bool analysisDecidesNothing(func::FuncOp fn,
+                            const OneShotBufferizationOptions &options) {
   AnalysisState state(options);
   WalkResult result = fn.walk([&](Operation *op) {
     // A loop's yielded buffer may need a copy only the analysis avoids; a
@@ -77,7 +101,7 @@ bool analysisCannotSaveACopy(func::FuncOp fn,
     for (OpOperand &operand : op->getOpOperands())
       if (isa<TensorType>(operand.get().getType()) &&
           state.bufferizesToMemoryWrite(operand) &&
-          !state.canOmitTensorCopy(operand))
+          !writeNeedsNoDecision(operand, state))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -107,7 +131,7 @@ struct MuonBufferize : muon::impl::MuonBufferizeBase<MuonBufferize> {
         continue;
       bool analyse = alwaysAnalyse || !referencesKnown ||
                      referenced.contains(fn.getSymNameAttr()) ||
-                     !analysisCannotSaveACopy(fn, options);
+                     !analysisDecidesNothing(fn, options);
       if (analyse)
         ++analysed;
       else
@@ -115,7 +139,7 @@ struct MuonBufferize : muon::impl::MuonBufferizeBase<MuonBufferize> {
       if (remarks)
         fn.emitRemark(analyse ? "bufferized with the in-place analysis"
                               : "bufferized without the in-place analysis "
-                                "(no write it could save a copy of)");
+                                "(every written tensor is a fresh destination)");
     }
     if (analysed == 0 && !unanalysed.empty())
       options.copyBeforeWrite = true; // The same, without the filter's walk.
