@@ -105,7 +105,7 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
   // quadratic in the parameters.
   pm.addPass(createMuonBufferizeEntryArguments());
   // Tensors to buffers (one-shot, with its in-place analysis only where
-  // it can save a copy); results become caller-provided out-params so a
+  // it has something to decide); results become caller-provided out-params so a
   // host keeps ownership of every buffer it sees. Buffers whose layout the
   // analysis cannot infer (the results of the participation scf.ifs) get
   // the identity layout: with upstream's default, a fully dynamic one,

@@ -137,9 +137,10 @@ struct MuonBufferize : muon::impl::MuonBufferizeBase<MuonBufferize> {
       else
         unanalysed.push_back(fn.getSymName().str());
       if (remarks)
-        fn.emitRemark(analyse ? "bufferized with the in-place analysis"
-                              : "bufferized without the in-place analysis "
-                                "(every written tensor is a fresh destination)");
+        fn.emitRemark(analyse
+                          ? "bufferized with the in-place analysis"
+                          : "bufferized without the in-place analysis "
+                            "(every written tensor is a fresh destination)");
     }
     if (analysed == 0 && !unanalysed.empty())
       options.copyBeforeWrite = true; // The same, without the filter's walk.
