@@ -66,3 +66,12 @@ muon::walkSymbolReferences(Operation *root,
   });
   return failure(walked.wasInterrupted());
 }
+
+FailureOr<DenseSet<StringAttr>> muon::referencedRootNames(Operation *root) {
+  DenseSet<StringAttr> names;
+  if (failed(walkSymbolReferences(root, [&](SymbolRefAttr ref) {
+        names.insert(ref.getRootReference());
+      })))
+    return failure();
+  return names;
+}

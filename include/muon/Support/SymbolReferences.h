@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace muon {
 
@@ -28,6 +29,12 @@ namespace muon {
 mlir::LogicalResult
 walkSymbolReferences(mlir::Operation *root,
                      llvm::function_ref<void(mlir::SymbolRefAttr)> visit);
+
+/// The root names of every symbol `root` and the ops nested in it refer
+/// to (walkSymbolReferences), or failure where an op may hold references
+/// nobody can list.
+mlir::FailureOr<llvm::DenseSet<mlir::StringAttr>>
+referencedRootNames(mlir::Operation *root);
 
 } // namespace muon
 

@@ -52,12 +52,6 @@ OneShotBufferizationOptions stepBufferizationOptions() {
   return options;
 }
 
-bool hasTensorOperandOrResult(Operation *op) {
-  auto isTensor = [](Type t) { return isa<TensorType>(t); };
-  return llvm::any_of(op->getOperandTypes(), isTensor) ||
-         llvm::any_of(op->getResultTypes(), isTensor);
-}
-
 /// A tensor with no contents yet: an allocation without a copy or a
 /// tensor.empty. A write into it needs no copy, and its own allocation is
 /// all the write needs.
@@ -93,8 +87,7 @@ bool analysisDecidesNothing(func::FuncOp fn,
     // A loop's yielded buffer may need a copy only the analysis avoids; a
     // call's bufferization reads what the analysis found of its callee
     // (upstream's copy-before-write crashes on a call passing a tensor).
-    if (isa<LoopLikeOpInterface, CallOpInterface>(op) &&
-        hasTensorOperandOrResult(op))
+    if (isa<LoopLikeOpInterface, CallOpInterface>(op) && hasTensorSemantics(op))
       return WalkResult::interrupt();
     if (!options.dynCastBufferizableOp(op))
       return WalkResult::advance();
@@ -121,16 +114,13 @@ struct MuonBufferize : muon::impl::MuonBufferizeBase<MuonBufferize> {
     // A function some op refers to (a callee) keeps the analysis: its
     // callers' analysis relies on what it finds about the callee's results
     // and arguments.
-    DenseSet<StringAttr> referenced;
-    bool referencesKnown =
-        succeeded(muon::walkSymbolReferences(module, [&](SymbolRefAttr ref) {
-          referenced.insert(ref.getRootReference());
-        }));
+    FailureOr<DenseSet<StringAttr>> referenced =
+        muon::referencedRootNames(module);
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal())
         continue;
-      bool analyse = alwaysAnalyse || !referencesKnown ||
-                     referenced.contains(fn.getSymNameAttr()) ||
+      bool analyse = alwaysAnalyse || failed(referenced) ||
+                     referenced->contains(fn.getSymNameAttr()) ||
                      !analysisDecidesNothing(fn, options);
       if (analyse)
         ++analysed;

@@ -83,13 +83,12 @@ struct MuonBufferizeEntryArguments
     // Every symbol any op refers to, by its root name: a function named
     // there may be called (or its address taken), and keeps the
     // function-boundary analysis its callers rely on.
-    DenseSet<StringAttr> referenced;
-    if (failed(muon::walkSymbolReferences(module, [&](SymbolRefAttr ref) {
-          referenced.insert(ref.getRootReference());
-        })))
+    FailureOr<DenseSet<StringAttr>> referenced =
+        muon::referencedRootNames(module);
+    if (failed(referenced))
       return; // An op that may refer to symbols unknown to us: left alone.
     for (auto fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal() && !referenced.contains(fn.getSymNameAttr()))
+      if (!fn.isExternal() && !referenced->contains(fn.getSymNameAttr()))
         bufferizeArguments(fn);
   }
 };
