@@ -80,13 +80,23 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                                                          : 0;
   pm.addPass(optim::createMuonExpandStep(expand));
   pm.addPass(dist::createDistLowerRedistribute());
-  pm.addPass(createConvertMuonToLinalg());
+  // The three conversions to local tensors and runtime calls check their
+  // output once, together: each check verifies the whole step.
+  ConvertMuonToLinalgOptions linalgOptions;
+  linalgOptions.checkOutput = false;
+  pm.addPass(createConvertMuonToLinalg(linalgOptions));
   ConvertMuonToRuntimeOptions nsOptions;
   nsOptions.target = options.target;
+  nsOptions.checkOutput = false;
   pm.addPass(createConvertMuonToRuntime(nsOptions));
   ConvertDistToRuntimeOptions distOptions;
   distOptions.target = options.target;
+  distOptions.checkOutput = false;
   pm.addPass(createConvertDistToRuntime(distOptions));
+  MuonCheckOutputOptions check;
+  check.generatedBy = "convert-muon-to-linalg, convert-muon-to-runtime or "
+                      "convert-dist-to-runtime";
+  pm.addPass(createMuonCheckOutput(check));
   // Placeholders (the destinations of elementwise ops, what a rank that
   // takes no part yields) become allocations before CSE: merged into one
   // tensor.empty per type, thousands of uses would alias one value, and

@@ -17,6 +17,14 @@ defvar targetOptions = [
              "libmuon_runtime_cuda, elementwise ops as generated kernels"))}]>
 ];
 
+// Whether a pass verifies what it generated (muon::verifyPassOutput).
+defvar checkOutputOption =
+  Option<"checkOutput", "check-output", "bool", "true",
+         "Verify the IR this pass generated; IR that does not verify is "
+         "reported as an internal error naming the pass. muon-to-llvm turns "
+         "it off where muon-check-output verifies the output of several "
+         "passes at once">;
+
 def ConvertShardToDist : Pass<"convert-shard-to-dist", "mlir::ModuleOp"> {
   let summary = "Import a program annotated with MLIR's shard dialect: grids "
                 "become dist meshes, annotated values !dist.tensor types";
@@ -53,6 +61,7 @@ def ConvertMuonToLinalg : Pass<"convert-muon-to-linalg", "mlir::ModuleOp"> {
     (lerp written M + w (G - M)). Only f32 tensors are lowered; anything
     else is an error at the op.
   }];
+  let options = [checkOutputOption];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
@@ -71,7 +80,7 @@ def ConvertMuonToRuntime : Pass<"convert-muon-to-runtime", "mlir::ModuleOp"> {
     `in f32` in exact fp32 (no TF32); other compute types are an error. A
     `muon.step` still present is an error (run muon-expand-step first).
   }];
-  let options = targetOptions;
+  let options = !listconcat(targetOptions, [checkOutputOption]);
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::func::FuncDialect",
@@ -104,12 +113,37 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
     `dist.to_local`/`dist.from_local` away from a function boundary are
     reported as errors: nothing produces them before this pass today.
   }];
-  let options = targetOptions;
+  let options = !listconcat(targetOptions, [checkOutputOption]);
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::tensor::TensorDialect"];
+}
+
+def MuonCheckOutput : Pass<"muon-check-output", "mlir::ModuleOp"> {
+  let summary = "Verify the module the passes before it generated, and "
+                "report IR that does not verify as an internal error naming "
+                "them";
+  let description = [{
+    What each of our IR-generating passes does to its own output with
+    `check-output=true`, done once for several passes run back to back with
+    `check-output=false`: the verifier runs over the whole module, and an
+    error is reported at the op it names as `internal error: GENERATED-BY
+    generated IR that does not verify (a compiler bug, ...)`, with the
+    verifier's message as a note. The module is not changed.
+
+    `muon-to-llvm` runs `convert-muon-to-linalg`, `convert-muon-to-runtime`
+    and `convert-dist-to-runtime` without their own checks and this pass
+    after them: each check verifies the whole step, which is what it costs,
+    and the first two checked IR the third checks again (docs/
+    design-decisions.md, "The lowering is linear in the step's length").
+  }];
+  let options = [
+    Option<"generatedBy", "generated-by", "std::string",
+           "\"the passes before muon-check-output\"",
+           "The passes that generated the module, as the error names them">
+  ];
 }
 
 def MuonPlaceDeallocations

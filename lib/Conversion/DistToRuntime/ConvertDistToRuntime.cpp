@@ -346,7 +346,7 @@ struct ConvertDistToRuntimePass
     for (Operation &op : llvm::make_early_inc_range(module.getOps()))
       if (isa<MeshOp, FlatGroupOp>(op))
         op.erase();
-    if (failed(muon::verifyPassOutput(module, getArgument())))
+    if (checkOutput && failed(muon::verifyPassOutput(module, getArgument())))
       signalPassFailure();
   }
 };

@@ -170,6 +170,8 @@ struct ApplyUpdateToLinalg : OpConversionPattern<ApplyUpdateOp> {
 
 struct ConvertMuonToLinalgPass
     : muon::impl::ConvertMuonToLinalgBase<ConvertMuonToLinalgPass> {
+  using ConvertMuonToLinalgBase::ConvertMuonToLinalgBase;
+
   void runOnOperation() override {
     WalkResult checked = getOperation().walk([](Operation *op) {
       if (auto m = dyn_cast<MomentumUpdateOp>(op))
@@ -191,7 +193,8 @@ struct ConvertMuonToLinalgPass
     muon::populateMuonToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))) ||
-        failed(muon::verifyPassOutput(getOperation(), getArgument())))
+        (checkOutput &&
+         failed(muon::verifyPassOutput(getOperation(), getArgument()))))
       signalPassFailure();
   }
 };

@@ -125,7 +125,8 @@ struct ConvertMuonToRuntimePass
     RewritePatternSet patterns(&getContext());
     lowering.populateNewtonSchulzPatterns(rt, patterns);
     if (failed(applyPartialConversion(module, legal, std::move(patterns))) ||
-        rt.failed() || failed(muon::verifyPassOutput(module, getArgument())))
+        rt.failed() ||
+        (checkOutput && failed(muon::verifyPassOutput(module, getArgument()))))
       signalPassFailure();
   }
 };
