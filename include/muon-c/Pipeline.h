@@ -76,7 +76,8 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonBuildMuonToLLVMPipeline(
 
 /// Runs the muon-to-llvm pipeline on `module` (a builtin.module) with the IR
 /// verified once, at the end, instead of after every pass (faster on large
-/// steps; the muon passes verify their own output as they go). Diagnostics
+/// steps; the muon passes verify their own output as they go, the three
+/// conversions to runtime calls once for all three). Diagnostics
 /// go to the context's handlers. Fails for options
 /// muonBuildMuonToLLVMPipeline refuses (reported through `errorCallback`),
 /// for an operation that is not a module, or when the pipeline fails.

@@ -80,23 +80,28 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                                                          : 0;
   pm.addPass(optim::createMuonExpandStep(expand));
   pm.addPass(dist::createDistLowerRedistribute());
-  // The three conversions to local tensors and runtime calls check their
-  // output once, together: each check verifies the whole step.
+  // With check-output-once, the three conversions to local tensors and
+  // runtime calls check their output once, together: each check verifies
+  // the whole step. (A pass manager that verifies after each pass would
+  // report a bad output first, without naming the pass.)
+  bool checkEach = !options.checkOutputOnce;
   ConvertMuonToLinalgOptions linalgOptions;
-  linalgOptions.checkOutput = false;
+  linalgOptions.checkOutput = checkEach;
   pm.addPass(createConvertMuonToLinalg(linalgOptions));
   ConvertMuonToRuntimeOptions nsOptions;
   nsOptions.target = options.target;
-  nsOptions.checkOutput = false;
+  nsOptions.checkOutput = checkEach;
   pm.addPass(createConvertMuonToRuntime(nsOptions));
   ConvertDistToRuntimeOptions distOptions;
   distOptions.target = options.target;
-  distOptions.checkOutput = false;
+  distOptions.checkOutput = checkEach;
   pm.addPass(createConvertDistToRuntime(distOptions));
-  MuonCheckOutputOptions check;
-  check.generatedBy = "convert-muon-to-linalg, convert-muon-to-runtime or "
-                      "convert-dist-to-runtime";
-  pm.addPass(createMuonCheckOutput(check));
+  if (!checkEach) {
+    MuonCheckOutputOptions check;
+    check.generatedBy = "convert-muon-to-linalg, convert-muon-to-runtime or "
+                        "convert-dist-to-runtime";
+    pm.addPass(createMuonCheckOutput(check));
+  }
   // Placeholders (the destinations of elementwise ops, what a rank that
   // takes no part yields) become allocations before CSE: merged into one
   // tensor.empty per type, thousands of uses would alias one value, and
@@ -191,7 +196,10 @@ LogicalResult muon::runMuonToLLVMPipeline(ModuleOp module,
                                           const MuonToLLVMOptions &options) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   pm.enableVerifier(false);
-  buildMuonToLLVMPipeline(pm, options);
+  MuonToLLVMOptions once;
+  once.copyOptionValuesFrom(options);
+  once.checkOutputOnce = true;
+  buildMuonToLLVMPipeline(pm, once);
   if (failed(pm.run(module)))
     return failure();
   return verifyPassOutput(module, "muon-to-llvm");

@@ -474,6 +474,64 @@ static double timeOn(const Op &op, int64_t rank) {
   return 0.0;
 }
 
+namespace {
+/// The matrices one rank alone orthogonalises, one after another.
+struct SerialReleases {
+  double in = std::numeric_limits<double>::infinity();
+  std::vector<double> seconds; // Newton-Schulz of each matrix
+  std::vector<size_t> params;  // index into the per-param link seconds
+};
+} // namespace
+
+/// A receiving link's bound over jobs that one rank's Newton-Schulz
+/// releases one after another. An owner whose matrices arrive at `in` at
+/// the earliest finishes its j-th no earlier than `in` plus the j shortest
+/// Newton-Schulz times, so at any time t at least as many of its results
+/// are still to be released as there are such prefix ends at or after t,
+/// and a receiver then still needs at least the smallest that many of its
+/// pieces of them. Summed over owners, whichever matrices each releases
+/// last: the link ends no earlier than t plus all of that.
+static double
+serialReleaseBound(const std::vector<SerialReleases> &owners,
+                   const std::vector<std::vector<double>> &linkSeconds,
+                   int64_t numRanks) {
+  // Events (prefix end, owner), latest first; each one more result of
+  // that owner still to come.
+  std::vector<std::pair<double, size_t>> events;
+  for (size_t o = 0; o < owners.size(); ++o) {
+    std::vector<double> ns = owners[o].seconds;
+    std::sort(ns.begin(), ns.end());
+    double end = owners[o].in;
+    for (double s : ns)
+      events.push_back({end += s, o});
+  }
+  std::sort(events.begin(), events.end(),
+            std::greater<std::pair<double, size_t>>());
+  double bound = 0;
+  std::vector<std::vector<double>> pieces(owners.size());
+  std::vector<size_t> taken(owners.size());
+  for (int64_t r = 0; r < numRanks; ++r) {
+    bool receives = false;
+    for (size_t o = 0; o < owners.size(); ++o) {
+      pieces[o].clear();
+      for (size_t p : owners[o].params) {
+        pieces[o].push_back(linkSeconds[p][r]);
+        receives |= linkSeconds[p][r] > 0;
+      }
+      std::sort(pieces[o].begin(), pieces[o].end());
+      taken[o] = 0;
+    }
+    if (!receives)
+      continue;
+    double tail = 0;
+    for (auto [t, o] : events) {
+      tail += pieces[o][taken[o]++];
+      bound = std::max(bound, t + tail);
+    }
+  }
+  return bound;
+}
+
 double ScheduleEstimator::ownerPathBound() {
   int64_t numRanks = steps->mesh.numRanks();
   const double none = std::numeric_limits<double>::infinity();
@@ -481,7 +539,10 @@ double ScheduleEstimator::ownerPathBound() {
       out(numRanks, none);
   // Per rank, the results it receives: (earliest release, link seconds).
   std::vector<std::vector<std::pair<double, double>>> arrivals(numRanks);
-  std::vector<double> busy(numRanks, 0);
+  // Per parameter, each rank's link seconds receiving its result; per
+  // rank, the parameters it alone orthogonalises.
+  std::vector<std::vector<double>> linkSeconds;
+  std::vector<SerialReleases> serial(numRanks);
   for (const ParamOps &p : steps->owned) {
     double release = none;
     for (auto [rank, seconds] : p.ns.work) {
@@ -494,16 +555,21 @@ double ScheduleEstimator::ownerPathBound() {
       in[rank] = std::min(in[rank], before);
       out[rank] = std::min(out[rank], after);
       release = std::min(release, before + seconds);
+      if (p.ns.work.size() == 1) {
+        serial[rank].in = std::min(serial[rank].in, before);
+        serial[rank].seconds.push_back(seconds);
+        serial[rank].params.push_back(linkSeconds.size());
+      }
     }
-    if (release == none)
-      continue;
     // What each rank receives of the result: the data it lacks, whatever
     // exchange carries it, at its link's bandwidth.
-    std::fill(busy.begin(), busy.end(), 0.0);
+    std::vector<double> &busy = linkSeconds.emplace_back(numRanks, 0.0);
     for (const Op &op : p.after)
       for (const Instance &inst : op.instances)
         for (size_t m = 0; m < inst.members.size(); ++m)
           busy[inst.members[m]] += inst.received[m] / op.link.bandwidth;
+    if (release == none)
+      continue;
     for (int64_t r = 0; r < numRanks; ++r)
       if (busy[r] > 0)
         arrivals[r].push_back({release, busy[r]});
@@ -523,7 +589,13 @@ double ScheduleEstimator::ownerPathBound() {
       bound = std::max(bound, release + tail);
     }
   }
-  return bound;
+  // The releases above are each matrix's own earliest; a rank that
+  // orthogonalises several releases them one after another.
+  serial.erase(
+      std::remove_if(serial.begin(), serial.end(),
+                     [](const SerialReleases &o) { return o.seconds.empty(); }),
+      serial.end());
+  return std::max(bound, serialReleaseBound(serial, linkSeconds, numRanks));
 }
 
 void ScheduleEstimator::stackNewtonSchulz(std::vector<NsStackKey> keys,

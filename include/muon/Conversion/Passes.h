@@ -84,6 +84,16 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
                      "-1, the default: 64 MiB for target=cuda, 0 for "
                      "target=cpu)"),
       llvm::cl::init(-1)};
+  Option<bool> checkOutputOnce{
+      *this, "check-output-once",
+      llvm::cl::desc("Verify the output of the three conversions to runtime "
+                     "calls once, after the last (muon-check-output), not "
+                     "after each: each check verifies the whole step. For a "
+                     "pass manager that does not verify after every pass "
+                     "(--verify-each=false), whose verifier would otherwise "
+                     "report such IR first without naming the pass; "
+                     "runMuonToLLVMPipeline sets it"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes that take a module with `muon.step` (or already expanded
@@ -97,9 +107,11 @@ void buildMuonToLLVMPipeline(mlir::OpPassManager &pm,
 /// the end, instead of after each of its passes: that verification was
 /// about 40% of the lowering of a large step (405B on 512 ranks: 7.0 s with
 /// it, 4.2 s without), and every muon pass that generates IR verifies its
-/// own output already. A module that does not verify at the end is an
-/// internal error (a compiler bug) at the offending op. muon-run, the C API
-/// (muonRunMuonToLLVMPipeline) and the Python package lower through this.
+/// own output already (the three conversions to runtime calls together:
+/// it sets check-output-once). A module that does not verify at the end is
+/// an internal error (a compiler bug) at the offending op. muon-run, the C
+/// API (muonRunMuonToLLVMPipeline) and the Python package lower through
+/// this.
 mlir::LogicalResult runMuonToLLVMPipeline(mlir::ModuleOp module,
                                           const MuonToLLVMOptions &options);
 

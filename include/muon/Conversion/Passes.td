@@ -21,9 +21,9 @@ defvar targetOptions = [
 defvar checkOutputOption =
   Option<"checkOutput", "check-output", "bool", "true",
          "Verify the IR this pass generated; IR that does not verify is "
-         "reported as an internal error naming the pass. muon-to-llvm turns "
-         "it off where muon-check-output verifies the output of several "
-         "passes at once">;
+         "reported as an internal error naming the pass. muon-to-llvm's "
+         "check-output-once turns it off where muon-check-output verifies "
+         "the output of several passes at once">;
 
 def ConvertShardToDist : Pass<"convert-shard-to-dist", "mlir::ModuleOp"> {
   let summary = "Import a program annotated with MLIR's shard dialect: grids "
@@ -133,11 +133,15 @@ def MuonCheckOutput : Pass<"muon-check-output", "mlir::ModuleOp"> {
     generated IR that does not verify (a compiler bug, ...)`, with the
     verifier's message as a note. The module is not changed.
 
+    With `check-output-once=true` (which `runMuonToLLVMPipeline`, and so
+    muon-run, the C API's run call and the Python package, sets),
     `muon-to-llvm` runs `convert-muon-to-linalg`, `convert-muon-to-runtime`
     and `convert-dist-to-runtime` without their own checks and this pass
-    after them: each check verifies the whole step, which is what it costs,
-    and the first two checked IR the third checks again (docs/
-    design-decisions.md, "The lowering is linear in the step's length").
+    after them: each check verifies the whole step, which is what it
+    costs, and the first two checked IR the third checks again
+    (docs/design-decisions.md, "The lowering is linear in the step's
+    length"). That needs a pass manager that does not verify after each
+    pass: its verifier would report the IR first, without naming a pass.
   }];
   let options = [
     Option<"generatedBy", "generated-by", "std::string",
