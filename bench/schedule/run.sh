@@ -10,8 +10,10 @@
 # (unb), and the blocking rounds without batching as a ratio (r_unb);
 # pref1_ms is the default schedule's (rounds, prefetch 1) estimated step;
 # path_ms the owner path bound (a rank's shortest way in, all its
-# Newton-Schulz, its shortest way out: no schedule that orthogonalises each
-# matrix whole on its owner beats it) and p1/path the default schedule over it.
+# Newton-Schulz, its shortest way out; what each rank must receive after the
+# Newton-Schulz that releases it, an owner's run one after another: no
+# schedule that orthogonalises each matrix whole on its owner beats it;
+# docs/schedule.md) and p1/path the default schedule over it.
 # stk_*: the same owners with Newton-Schulz stacked as target=cuda compiles
 # (ns-stack-bytes = 64 MiB): its rounds, collective calls per rank, and the
 # default schedule over the same bound.
@@ -53,10 +55,11 @@ for l in lines[2:]:
     elif f[:3] == ["owner", "path", "bound"]:
         path = float(f[3])
     elif f:
-        rows[f[0]] = (float(f[2]), int(f[3]))
+        rows[f[0]] = (float(f[2]), int(f[3]), float(f[1]))
 names = ["naive", "sequential", "rounds", "rounds+prefetch1", "rounds+prefetch2"]
 ratios = [rows[n][0] for n in names]
-pref1 = rows["rounds+prefetch1"][0] * bound
+# The estimate itself, not its ratio rounded to 3 digits times the bound.
+pref1 = rows["rounds+prefetch1"][2]
 print("%-5s %5s %-8s %12.2f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %6d %6d %8.3f %10.2f %8.3f %8d %8d %8.3f" % (
     sys.argv[2], sys.argv[3], sys.argv[4], bound / 1e3, pref1 / 1e3,
     *ratios, min(ratios[2:]), rows["rounds"][1], rows["rounds-unbatched"][1],
