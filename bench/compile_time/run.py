@@ -33,6 +33,7 @@ the cache misses of a larger module that wall time also contains. About
 """
 
 import argparse
+import functools
 import math
 import os
 import re
@@ -68,10 +69,11 @@ def measure(opt, step, out, timing):
     return float(m.group(1)), int(m.group(2)) / 1024.0, os.path.getsize(out), slow
 
 
+@functools.lru_cache(maxsize=None)
 def lowering_flag(opt):
     """--muon-to-llvm as runMuonToLLVMPipeline builds it (one check of the
     three conversions to runtime calls), where `opt` has that option; an
-    older muon-opt checks after each."""
+    older muon-opt checks after each. Asked once per muon-opt."""
     help_text = subprocess.run([opt, "--help"], capture_output=True,
                                text=True).stdout
     if "check-output-once" in help_text:
