@@ -1,8 +1,9 @@
 // muon-roll-call-runs: a run of calls to one function (nothing between them
 // but memory-effect-free ops) becomes one call of a loop over a table of
 // their arguments: integer constants and global addresses from a constant
-// table, a value every call shares as a loop argument, anything else
-// stored into a stack slot.
+// table, a value every call shares as a loop argument, constant element
+// offsets from one base pointer as that base and a table column, anything
+// else stored into a stack slot.
 // RUN: muon-opt %s --split-input-file --muon-roll-call-runs | FileCheck %s
 // RUN: muon-opt %s --split-input-file --muon-roll-call-runs="min-run=2 max-run=2" | FileCheck %s --check-prefix=CHUNK
 
@@ -84,23 +85,31 @@ llvm.func @entry(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: !llvm.ptr, %a3: !llvm.ptr)
 
 // Items of one batch: the handle (a call's result, the same in every item)
 // is passed to the loop once; the begin and end calls, which return values,
-// stay calls and bound the run. A narrower integer is a table column read
-// as i64 and truncated; a float that differs between calls is stored.
+// stay calls and bound the run. The buffers are one base pointer each,
+// itself in the first item and a one-index GEP of it in the others: the
+// base is passed to the loop once and the element index is a table column,
+// so the loop makes the GEP. A narrower integer is a table column read as
+// i64 and truncated; a float that differs between calls is stored.
 // CHECK-LABEL: llvm.func @batch(
+// CHECK-SAME: %[[IN:[^:]*]]: !llvm.ptr, %[[OUT:[^:]*]]: !llvm.ptr)
+// CHECK: llvm.alloca %{{.*}} x !llvm.array<4 x struct<(f64)>>
 // CHECK: %[[H:.*]] = llvm.call @begin() : () -> i64
+// CHECK-NOT: llvm.getelementptr %[[IN]]
 // CHECK-NOT: llvm.call @item(
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-// CHECK: llvm.call @item_run(%[[H]], %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}) : (i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.call @item_run(%[[H]], %[[IN]], %[[OUT]], %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT: llvm.call @end(%[[H]])
-// CHECK: llvm.func private @item_run(%[[SH:[^:]*]]: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[ST:[^:]*]]: !llvm.ptr)
-// CHECK: llvm.getelementptr %[[ST]][%{{.*}}, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(ptr, ptr, f64)>
-// CHECK: llvm.getelementptr %[[ST]][%{{.*}}, 1] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(ptr, ptr, f64)>
+// CHECK: llvm.func private @item_run(%[[SH:[^:]*]]: i64, %[[B0:[^:]*]]: !llvm.ptr, %[[B1:[^:]*]]: !llvm.ptr, %{{.*}}: i64, %[[TAB:[^:]*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[ST:[^:]*]]: !llvm.ptr)
+// CHECK: %[[I0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[B0]][%[[I0]]] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK: %[[I1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: %[[P1:.*]] = llvm.getelementptr %[[B1]][%[[I1]]] : (!llvm.ptr, i64) -> !llvm.ptr, i64
 // CHECK: %[[D:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
 // CHECK: %[[D32:.*]] = llvm.trunc %[[D]] : i64 to i32
-// CHECK: llvm.getelementptr %[[ST]][%{{.*}}, 2] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(ptr, ptr, f64)>
+// CHECK: llvm.getelementptr %[[ST]][%{{.*}}, 0] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.struct<(f64)>
 // CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f64
-// CHECK: llvm.call @item(%[[SH]], %{{.*}}, %{{.*}}, %[[D32]], %[[X]])
-// CHECK: llvm.mlir.global private constant @item_run_table(dense<{{\[}}[0], [1], [-1], [0]]> : tensor<4x1xi64>)
+// CHECK: llvm.call @item(%[[SH]], %[[P0]], %[[P1]], %[[D32]], %[[X]])
+// CHECK: llvm.mlir.global private constant @item_run_table(dense<{{\[}}[0, 0, 0], [1, 1, 1], [2, 2, -1], [3, 3, 0]]> : tensor<4x3xi64>)
 llvm.func @begin() -> i64
 llvm.func @item(i64, !llvm.ptr, !llvm.ptr, i32, f64)
 llvm.func @end(i64) -> i64
@@ -193,27 +202,69 @@ llvm.func @shared(%p: !llvm.ptr) {
 // CHECK: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<6 x struct<(ptr)>>
 // CHECK-NOT: llvm.alloca
 // CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %[[SLOT]])
-// CHECK: llvm.store %{{.*}}, %arg1
+// CHECK: llvm.store %{{.*}}, %arg6
 // CHECK: llvm.getelementptr %[[SLOT]][5, 0]
 // CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %[[SLOT]])
 llvm.func @h(!llvm.ptr)
-llvm.func @two_runs(%p: !llvm.ptr, %q: !llvm.ptr, %v: i64) {
-  %p1 = llvm.getelementptr %p[1] : (!llvm.ptr) -> !llvm.ptr, i64
-  %p2 = llvm.getelementptr %p[2] : (!llvm.ptr) -> !llvm.ptr, i64
-  %p3 = llvm.getelementptr %p[3] : (!llvm.ptr) -> !llvm.ptr, i64
-  %p4 = llvm.getelementptr %p[4] : (!llvm.ptr) -> !llvm.ptr, i64
-  %p5 = llvm.getelementptr %p[5] : (!llvm.ptr) -> !llvm.ptr, i64
-  llvm.call @h(%p) : (!llvm.ptr) -> ()
+llvm.func @two_runs(%p0: !llvm.ptr, %p1: !llvm.ptr, %p2: !llvm.ptr, %p3: !llvm.ptr, %p4: !llvm.ptr, %p5: !llvm.ptr, %q: !llvm.ptr, %v: i64) {
+  llvm.call @h(%p0) : (!llvm.ptr) -> ()
   llvm.call @h(%p1) : (!llvm.ptr) -> ()
   llvm.call @h(%p2) : (!llvm.ptr) -> ()
   llvm.call @h(%p3) : (!llvm.ptr) -> ()
   llvm.store %v, %q : i64, !llvm.ptr
-  llvm.call @h(%p) : (!llvm.ptr) -> ()
+  llvm.call @h(%p0) : (!llvm.ptr) -> ()
   llvm.call @h(%p1) : (!llvm.ptr) -> ()
   llvm.call @h(%p2) : (!llvm.ptr) -> ()
   llvm.call @h(%p3) : (!llvm.ptr) -> ()
   llvm.call @h(%p4) : (!llvm.ptr) -> ()
   llvm.call @h(%p5) : (!llvm.ptr) -> ()
+  llvm.return
+}
+
+// -----
+
+// Offsets from one base only: a run whose pointers are GEPs of two element
+// types, of two bases, with two indices, or with a dynamic index, stores
+// them; the base itself alone in every call is shared, not an offset. Four
+// runs (a call of @sep between them), each with its own slot use.
+// CHECK-LABEL: llvm.func @not_offsets(
+// CHECK-COUNT-4: llvm.store
+// CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-COUNT-4: llvm.store
+// CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-COUNT-4: llvm.store
+// CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-COUNT-4: llvm.store
+// CHECK: llvm.call @h_run(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NOT: _run_table
+llvm.func @h(!llvm.ptr)
+llvm.func @sep()
+llvm.func @not_offsets(%p: !llvm.ptr, %q: !llvm.ptr, %n: i64) {
+  %a1 = llvm.getelementptr %p[1] : (!llvm.ptr) -> !llvm.ptr, i64
+  %b1 = llvm.getelementptr %p[1] : (!llvm.ptr) -> !llvm.ptr, i32
+  %q1 = llvm.getelementptr %q[1] : (!llvm.ptr) -> !llvm.ptr, i64
+  %s1 = llvm.getelementptr %p[1, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64)>
+  %s2 = llvm.getelementptr %p[2, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(i64)>
+  %d1 = llvm.getelementptr %p[%n] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+  llvm.call @h(%p) : (!llvm.ptr) -> ()
+  llvm.call @h(%a1) : (!llvm.ptr) -> ()
+  llvm.call @h(%b1) : (!llvm.ptr) -> ()
+  llvm.call @h(%p) : (!llvm.ptr) -> ()
+  llvm.call @sep() : () -> ()
+  llvm.call @h(%a1) : (!llvm.ptr) -> ()
+  llvm.call @h(%q1) : (!llvm.ptr) -> ()
+  llvm.call @h(%a1) : (!llvm.ptr) -> ()
+  llvm.call @h(%q1) : (!llvm.ptr) -> ()
+  llvm.call @sep() : () -> ()
+  llvm.call @h(%s1) : (!llvm.ptr) -> ()
+  llvm.call @h(%s2) : (!llvm.ptr) -> ()
+  llvm.call @h(%s1) : (!llvm.ptr) -> ()
+  llvm.call @h(%s2) : (!llvm.ptr) -> ()
+  llvm.call @sep() : () -> ()
+  llvm.call @h(%p) : (!llvm.ptr) -> ()
+  llvm.call @h(%d1) : (!llvm.ptr) -> ()
+  llvm.call @h(%p) : (!llvm.ptr) -> ()
+  llvm.call @h(%d1) : (!llvm.ptr) -> ()
   llvm.return
 }
 

@@ -6,9 +6,10 @@
 // selector pays for every call and every argument; a 405B step made 2,646
 // checks and 4,390 batch items, 43% of its calls. A run becomes one call of
 // a small loop that reads each call's arguments from a table: constants
-// (shapes, ranks, the addresses of constant globals) from a constant
-// global, values known only at run time (buffer descriptors) from a stack
-// slot the run fills with one store each. The callee is called with the
+// (shapes, ranks, the addresses of constant globals, and the element
+// offsets of buffers inside one allocation) from a constant global, values
+// known only at run time (other buffer descriptors) from a stack slot the
+// run fills with one store each. The callee is called with the
 // same arguments in the same order as before; only how the code that
 // passes them is laid out changes.
 //
@@ -44,8 +45,54 @@ enum class Source : char {
   Address, // a global's address in every call: a column of the table
            // indexing the run's list of addresses
   Shared,  // the same value in every call: an argument of the loop
+  Offset,  // one base pointer, or a constant element offset from it, in
+           // every call: the base is an argument of the loop and the
+           // offset a column of the table
   Stored,  // anything else: the stack slot the run fills
 };
+
+/// A pointer as (base, constant element index, element type): a GEP with
+/// one constant index (element type null for the base itself, index 0).
+/// None for any other GEP: several indices, a dynamic one.
+struct PointerOffset {
+  Value base;
+  int64_t index = 0;
+  Type element;
+};
+
+PointerOffset pointerOffset(Value v) {
+  auto gep = v.getDefiningOp<LLVM::GEPOp>();
+  if (!gep || !gep.getDynamicIndices().empty() ||
+      gep.getRawConstantIndices().size() != 1 ||
+      gep.getRawConstantIndices()[0] == LLVM::GEPOp::kDynamicIndex ||
+      gep.getBase().getType() != v.getType())
+    return {v, 0, Type()};
+  return {gep.getBase(), gep.getRawConstantIndices()[0], gep.getElemType()};
+}
+
+/// The element type of a run's offsets from one base in argument `i`, or
+/// none when they are not such offsets: every call passes the same base or
+/// a one-index GEP of it, all GEPs of one element type, at least one GEP.
+std::optional<Type> offsetElement(MutableArrayRef<LLVM::CallOp> run,
+                                  unsigned i) {
+  if (!isa<LLVM::LLVMPointerType>(run.front().getArgOperands()[i].getType()))
+    return std::nullopt;
+  Value base;
+  Type element;
+  for (LLVM::CallOp c : run) {
+    PointerOffset p = pointerOffset(c.getArgOperands()[i]);
+    if (base && p.base != base)
+      return std::nullopt;
+    base = p.base;
+    if (p.element && element && p.element != element)
+      return std::nullopt;
+    if (p.element)
+      element = p.element;
+  }
+  if (!element)
+    return std::nullopt;
+  return element;
+}
 
 /// The value of an integer constant of at most 64 bits, or none.
 std::optional<int64_t> integerConstant(Value v) {
@@ -199,6 +246,8 @@ struct MuonRollCallRuns
                  return arg(c) == arg(run.front());
                }))
         sources.push_back(Source::Shared);
+      else if (offsetElement(run, i))
+        sources.push_back(Source::Offset);
       else
         sources.push_back(Source::Stored);
     }
@@ -228,13 +277,16 @@ struct MuonRollCallRuns
       if (s == Source::Stored)
         storedFields.push_back(last.getArgOperands()[i].getType());
     int64_t columns = llvm::count_if(sources, [](Source s) {
-      return s == Source::Integer || s == Source::Address;
+      return s == Source::Integer || s == Source::Address ||
+             s == Source::Offset;
     });
     for (LLVM::CallOp call : run)
       for (auto [i, s] : llvm::enumerate(sources)) {
         Value v = call.getArgOperands()[i];
         if (s == Source::Integer)
           rows.push_back(*integerConstant(v));
+        else if (s == Source::Offset)
+          rows.push_back(pointerOffset(v).index);
         else if (s == Source::Address) {
           StringRef name = *addressConstant(v, *symbols);
           auto [it, fresh] = addressIndex.try_emplace(name, addresses.size());
@@ -244,7 +296,12 @@ struct MuonRollCallRuns
         }
       }
     auto storedRecord = LLVM::LLVMStructType::getLiteral(ctx, storedFields);
-    LLVM::LLVMFuncOp loop = loopOf(last, sources, columns, storedRecord);
+    SmallVector<Type> offsetElements;
+    for (auto [i, s] : llvm::enumerate(sources))
+      if (s == Source::Offset)
+        offsetElements.push_back(*offsetElement(run, i));
+    LLVM::LLVMFuncOp loop =
+        loopOf(last, sources, offsetElements, columns, storedRecord);
 
     Location loc = last.getLoc();
     OpBuilder b(last);
@@ -253,6 +310,8 @@ struct MuonRollCallRuns
     for (auto [i, s] : llvm::enumerate(sources))
       if (s == Source::Shared)
         operands.push_back(last.getArgOperands()[i]);
+      else if (s == Source::Offset)
+        operands.push_back(pointerOffset(last.getArgOperands()[i]).base);
     operands.push_back(LLVM::ConstantOp::create(
         b, loc, i64, static_cast<int64_t>(run.size())));
     Value null;
@@ -360,10 +419,12 @@ struct MuonRollCallRuns
   }
 
   /// The loop calling `like`'s callee once per call of a run:
-  ///   loop(shared..., count, table, addresses, stored)
-  /// made once per callee and argument sources.
+  ///   loop(shared and offset bases..., count, table, addresses, stored)
+  /// made once per callee, argument sources and offsets' element types
+  /// (`offsetElements`, one per Offset source).
   LLVM::LLVMFuncOp loopOf(LLVM::CallOp like, ArrayRef<Source> sources,
-                          int64_t columns, LLVM::LLVMStructType storedRecord) {
+                          ArrayRef<Type> offsetElements, int64_t columns,
+                          LLVM::LLVMStructType storedRecord) {
     std::string key = like.getCallee()->str() + "/";
     for (Source s : sources)
       key += static_cast<char>('0' + static_cast<int>(s));
@@ -371,13 +432,17 @@ struct MuonRollCallRuns
       llvm::raw_string_ostream os(key);
       os << ";" << t;
     }
+    for (Type t : offsetElements) {
+      llvm::raw_string_ostream os(key);
+      os << "/" << t;
+    }
     LLVM::LLVMFuncOp &loop = loops[key];
     if (loop)
       return loop;
     Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = IntegerType::get(ctx, 64);
     SmallVector<Type> inputs;
     for (auto [i, s] : llvm::enumerate(sources))
-      if (s == Source::Shared)
+      if (s == Source::Shared || s == Source::Offset)
         inputs.push_back(like.getArgOperands()[i].getType());
     inputs.append({i64, ptr, ptr, ptr});
     auto type =
@@ -414,13 +479,22 @@ struct MuonRollCallRuns
     auto row = LLVM::LLVMArrayType::get(i64, columns);
     SmallVector<Value> args;
     int32_t column = 0, storedField = 0;
-    unsigned shared = 0;
+    unsigned shared = 0, offset = 0;
     for (auto [n, s] : llvm::enumerate(sources)) {
       Type t = like.getArgOperands()[n].getType();
       switch (s) {
       case Source::Shared:
         args.push_back(entry->getArgument(shared++));
         break;
+      case Source::Offset: {
+        Value at = LLVM::GEPOp::create(b, loc, ptr, row, table,
+                                       ArrayRef<LLVM::GEPArg>{i, column++});
+        Value index = LLVM::LoadOp::create(b, loc, i64, at);
+        args.push_back(LLVM::GEPOp::create(b, loc, t, offsetElements[offset++],
+                                           entry->getArgument(shared++),
+                                           ArrayRef<LLVM::GEPArg>{index}));
+        break;
+      }
       case Source::Integer:
       case Source::Address: {
         Value at = LLVM::GEPOp::create(
