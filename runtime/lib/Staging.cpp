@@ -103,10 +103,11 @@ void Staging::release() {
 float *Staging::resize(int64_t n) {
   release();
   if (!deviceResident()) {
-    host.assign(static_cast<size_t>(n), 0.0f);
-    return host.data();
+    // new float[] default-initialises: no pass over the memory.
+    host.reset(new float[static_cast<size_t>(n > 0 ? n : 1)]);
+    return host.get();
   }
-  host.clear();
+  host.reset();
   void *p = nullptr;
   if (cudaLibrary("staging").alloc(&p, sizeof(float) * static_cast<size_t>(n)))
     cudaFailed("staging", "scratch of " + std::to_string(n) + " floats");

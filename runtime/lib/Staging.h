@@ -13,6 +13,7 @@
 #define MUON_RUNTIME_STAGING_H
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace muon {
@@ -48,13 +49,16 @@ public:
   Staging &operator=(const Staging &) = delete;
   ~Staging();
 
-  /// Holds `n` floats (earlier contents dropped); returns them.
+  /// Holds `n` floats, uninitialised (earlier contents dropped): every
+  /// user writes its scratch (packs into it, or receives into it) before
+  /// reading it, as device scratch needs anyway; zeroing host scratch was a
+  /// pass over memory per call for nothing. Returns them.
   float *resize(int64_t n);
-  float *data() { return device ? device : host.data(); }
+  float *data() { return device ? device : host.get(); }
 
 private:
   void release();
-  std::vector<float> host;
+  std::unique_ptr<float[]> host;
   float *device = nullptr;
 };
 
