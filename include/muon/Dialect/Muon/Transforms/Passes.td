@@ -75,12 +75,7 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     (`!dist.token`): round i + k's gathers are issued before round i's
     Newton-Schulz (a chain of several gathers advances one level per
     round), and round i's scatters are waited on after round i + 1's
-    Newton-Schulz. Round i's Newton-Schulz runs in divisions by when its
-    results are ready (`plan::divideRound`: cut where the owners' finishing
-    FLOPs jump by an eighth of the round's longest and by ten inter-node
-    latencies' worth), each division's scatters issued right after its
-    Newton-Schulz, so early results travel while the others compute.
-    A rank then holds the gathered matrices of up to k + 1
+    Newton-Schulz. A rank then holds the gathered matrices of up to k + 1
     rounds; `max-prefetch-bytes` bounds that peak by lowering k.
 
     With `ns-stack-bytes = B > 0` (and rounds) the parameters whose owner
