@@ -116,47 +116,6 @@ Link CostModel::linkFor(const layout::Mesh &mesh,
                                                           : interNode;
 }
 
-std::vector<std::vector<size_t>>
-plan::divideRound(const std::vector<size_t> &round,
-                  const std::vector<int64_t> &owners,
-                  const std::vector<double> &cost, const CostModel &model,
-                  const std::vector<NsStackKey> &keys) {
-  std::vector<double> release(round.size());
-  std::map<int64_t, double> done;
-  for (size_t k = 0; k < round.size(); ++k)
-    release[k] = done[owners[round[k]]] += cost[round[k]];
-  if (!keys.empty()) {
-    std::map<std::pair<int64_t, std::vector<int64_t>>, double> last;
-    auto keyOf = [&](size_t k) {
-      return std::make_pair(owners[round[k]], keys[round[k]].kind);
-    };
-    for (size_t k = 0; k < round.size(); ++k)
-      if (!keys[round[k]].kind.empty()) {
-        double &l = last[keyOf(k)];
-        l = std::max(l, release[k]);
-      }
-    for (size_t k = 0; k < round.size(); ++k)
-      if (!keys[round[k]].kind.empty())
-        release[k] = last[keyOf(k)];
-  }
-  std::vector<double> sorted(release);
-  std::sort(sorted.begin(), sorted.end());
-  double latest = sorted.empty() ? 0 : sorted.back();
-  double minGap =
-      std::max(latest / 8, 10 * model.interNode.latency * model.nsFlopRate);
-  // The releases at which a new division starts.
-  std::vector<double> starts;
-  for (size_t k = 1; k < sorted.size(); ++k)
-    if (sorted[k] > sorted[k - 1] && sorted[k] - sorted[k - 1] >= minGap)
-      starts.push_back(sorted[k]);
-  std::vector<std::vector<size_t>> divisions(starts.size() + 1);
-  for (size_t k = 0; k < round.size(); ++k)
-    divisions[std::upper_bound(starts.begin(), starts.end(), release[k]) -
-              starts.begin()]
-        .push_back(round[k]);
-  return divisions;
-}
-
 namespace {
 
 /// One communicator instance of a collective: its members and how long it
@@ -783,17 +742,10 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
   for (size_t i = 0; i < rounds.size(); ++i) {
     if (i + k < rounds.size())
       issueGathers(i + k);
-    // Each division's redistributes leave once its Newton-Schulz is done,
-    // while the next division's runs (what muon-expand-step emits).
-    for (const std::vector<size_t> &division :
-         divideRound(rounds[i], steps->owners, steps->cost, steps->model,
-                     steps->stackBytes > 0 ? steps->stackKeys
-                                           : std::vector<NsStackKey>())) {
-      for (size_t p : division)
-        sim.compute(ops[p].ns, ready[p]);
-      for (const RoundOp &r : phase(division, true))
-        issue(r);
-    }
+    for (size_t p : rounds[i])
+      sim.compute(ops[p].ns, ready[p]);
+    for (const RoundOp &r : phase(rounds[i], true))
+      issue(r);
     if (i > 0)
       for (size_t p : rounds[i - 1])
         sim.wait(ready[p]);

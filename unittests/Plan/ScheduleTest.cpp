@@ -103,49 +103,6 @@ TEST(ScheduleRounds, StacksAnOwnersSameShapeMatricesUpToTheByteBound) {
             scheduleRounds(owners, cost, false));
 }
 
-TEST(DivideRound, CutsWhereReleasesJumpByAnEighthAndTenLatencies) {
-  // Latencies too small to matter: only the eighth counts.
-  CostModel fast = unitModel();
-  fast.interNode.latency = 1e-9;
-  // Releases 1000, 10, 10, 500 (one parameter per owner); an eighth of
-  // 1000 is 125: cuts before 500 and before 1000, in release order.
-  EXPECT_EQ(divideRound({0, 1, 2, 3}, {0, 1, 2, 3}, {1000, 10, 10, 500}, fast),
-            (Rounds{{1, 2}, {3}, {0}}));
-  // An owner's parameters run one after another in round order: p1 is
-  // released at 10 + 100 = 110, with p2.
-  EXPECT_EQ(divideRound({0, 1, 2}, {0, 0, 1}, {10, 100, 110}, fast),
-            (Rounds{{0}, {1, 2}}));
-  // A gap under an eighth of the latest release: one division.
-  EXPECT_EQ(divideRound({0, 1}, {0, 1}, {100, 90}, fast), (Rounds{{0, 1}}));
-  // The round's own indices are kept.
-  EXPECT_EQ(divideRound({4, 7}, {0, 0, 0, 0, 0, 1, 1, 1},
-                        {0, 0, 0, 0, 100, 0, 0, 10}, fast),
-            (Rounds{{7}, {4}}));
-  // Unit model: ten latencies are 10 s x 8 FLOP/s = 80 FLOPs, so a gap of
-  // 90 cuts and one of 40 does not, although both are above an eighth.
-  CostModel unit = unitModel();
-  EXPECT_EQ(divideRound({0, 1}, {0, 1}, {100, 10}, unit), (Rounds{{1}, {0}}));
-  EXPECT_EQ(divideRound({0, 1}, {0, 1}, {50, 10}, unit), (Rounds{{0, 1}}));
-  // Zero costs: one division.
-  EXPECT_EQ(divideRound({0, 1}, {0, 1}, {0, 0}, fast), (Rounds{{0, 1}}));
-}
-
-TEST(DivideRound, AStackIsNeverSplit) {
-  CostModel fast = unitModel();
-  fast.interNode.latency = 1e-9;
-  // Owner 0: p0 and p1 of one kind (releases 10 and 110); owner 1: p2
-  // (10). Without keys p0 leaves with p2; with keys p0 waits for p1.
-  std::vector<NsStackKey> keys = {{{8, 4}, 100}, {{8, 4}, 100}, {{8, 4}, 100}};
-  EXPECT_EQ(divideRound({0, 1, 2}, {0, 0, 1}, {10, 100, 10}, fast),
-            (Rounds{{0, 2}, {1}}));
-  EXPECT_EQ(divideRound({0, 1, 2}, {0, 0, 1}, {10, 100, 10}, fast, keys),
-            (Rounds{{2}, {0, 1}}));
-  // A parameter without a kind keeps its own release.
-  keys[0].kind.clear();
-  EXPECT_EQ(divideRound({0, 1, 2}, {0, 0, 1}, {10, 100, 10}, fast, keys),
-            (Rounds{{0, 2}, {1}}));
-}
-
 TEST(CostModelLinks, IntraNodeWhenTheCommunicatorFitsANode) {
   CostModel m;
   Mesh mesh{{"dp", "tp"}, {4, 8}};

@@ -76,27 +76,6 @@ struct CostModel {
   Link linkFor(const layout::Mesh &mesh, const std::vector<int> &axes) const;
 };
 
-/// A round's parameters in divisions by when their results are ready, for
-/// a schedule whose redistributes are asynchronous (prefetch > 0): each
-/// division's Newton-Schulz runs, then its redistributes are issued, so
-/// results that are ready early travel while later ones are still being
-/// orthogonalised. A parameter's release is the Newton-Schulz FLOPs
-/// (`cost`) of its owner's parameters in the round up to and including it,
-/// in round order (with `keys`, the stacking keys when stacking is on, all
-/// parameters of one owner and one non-empty kind share the latest release
-/// of them, so a stack is never split). Sorted by release, the round is cut
-/// between two consecutive releases a < b where b - a is at least an eighth
-/// of the round's latest release and takes at least ten inter-node
-/// latencies at `model`'s Newton-Schulz rate: a division costs one more
-/// call per communicator, so a gap must be worth several latencies, and
-/// there are at most nine divisions (the gaps sum to at most the latest
-/// release). Divisions come in release order, each in round order; a round
-/// without such a gap is one division.
-std::vector<std::vector<size_t>>
-divideRound(const std::vector<size_t> &round,
-            const std::vector<int64_t> &owners, const std::vector<double> &cost,
-            const CostModel &model, const std::vector<NsStackKey> &keys = {});
-
 /// One parameter as the estimate needs it.
 struct ParamCostInput {
   ParamPlan plan;

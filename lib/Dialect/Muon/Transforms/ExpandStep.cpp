@@ -80,17 +80,11 @@ public:
     // communicator: plan::roundCalls), then every owner orthogonalises its
     // parameter at once, then the redistributes. With prefetch k, round
     // i + k's gathers are issued (asynchronously) before round i's
-    // Newton-Schulz, a level of their chains per round; round i's
-    // Newton-Schulz runs division by division (plan::divideRound), each
-    // division's redistributes issued as soon as its results are there,
-    // and they complete after round i + 1's Newton-Schulz.
+    // Newton-Schulz, a level of their chains per round, and round i's
+    // redistributes complete after round i + 1's Newton-Schulz.
     size_t k = std::min<size_t>(prefetch, r);
     gathers.assign(r, Phase());
-    scatters.assign(r, {});
-    std::vector<double> cost = ownerCosts(step, facts);
-    std::vector<int64_t> owners(step.getOwners()->begin(),
-                                step.getOwners()->end());
-    plan::CostModel model = costModelFor(step);
+    scatters.assign(r, Phase());
     for (size_t j = 0; j < k; ++j)
       startRound(j);
     for (size_t i = 0; i < r; ++i) {
@@ -99,26 +93,23 @@ public:
       for (size_t j = i + 1; j < std::min(i + k, r); ++j)
         issueLevel(gathers[j]);
       complete(gathers[i]);
+      orthogonaliseRound(rounds[i]);
+      scatters[i] = phaseOf(i, /*afterNs=*/true);
       if (k == 0) {
-        orthogonaliseRound(rounds[i]);
-        Phase ph = phaseOf(rounds[i], /*afterNs=*/true);
-        complete(ph);
+        complete(scatters[i]);
         finishRound(i);
         continue;
       }
-      for (const std::vector<size_t> &division : plan::divideRound(
-               rounds[i], owners, cost, model,
-               nsStackBytes > 0 ? stackKeys
-                                : std::vector<plan::NsStackKey>())) {
-        orthogonaliseRound(division);
-        scatters[i].push_back(phaseOf(division, /*afterNs=*/true));
-        issueLevel(scatters[i].back());
+      issueLevel(scatters[i]);
+      if (i > 0) {
+        complete(scatters[i - 1]);
+        finishRound(i - 1);
       }
-      if (i > 0)
-        completeRound(i - 1);
     }
-    if (k > 0 && r > 0)
-      completeRound(r - 1);
+    if (k > 0 && r > 0) {
+      complete(scatters[r - 1]);
+      finishRound(r - 1);
+    }
     SmallVector<Value> results;
     for (ParamState &s : states)
       results.push_back(s.newP);
@@ -166,8 +157,7 @@ private:
   std::vector<plan::NsStackKey> stackKeys; // what may share a call
   std::vector<ParamState> states;
   std::vector<std::vector<size_t>> rounds;
-  std::vector<Phase> gathers;
-  std::vector<std::vector<Phase>> scatters; // per round, per division
+  std::vector<Phase> gathers, scatters;
   OpBuilder b;
   Location loc;
   FlatSymbolRefAttr meshRef;
@@ -309,15 +299,13 @@ private:
   void startRound(size_t i) {
     for (size_t p : rounds[i])
       states[p] = begin(p, (*step.getOwners())[p]);
-    gathers[i] = phaseOf(rounds[i], /*afterNs=*/false);
+    gathers[i] = phaseOf(i, /*afterNs=*/false);
     issueLevel(gathers[i]);
   }
 
-  /// The gathers or the redistributes of `members` (a round, or a division
-  /// of one).
-  Phase phaseOf(ArrayRef<size_t> members, bool afterNs) {
+  Phase phaseOf(size_t i, bool afterNs) {
     Phase ph;
-    ph.round.assign(members.begin(), members.end());
+    ph.round = rounds[i];
     std::vector<plan::RoundParam> params;
     for (size_t p : ph.round)
       params.push_back({&facts.params[p].plan, &states[p].steps,
@@ -370,13 +358,6 @@ private:
     if (!ph.tokens.empty())
       dist::WaitOp::create(b, loc, ph.tokens);
     ph.tokens.clear();
-  }
-
-  /// Round `i`'s redistributes, division by division, then its updates.
-  void completeRound(size_t i) {
-    for (Phase &ph : scatters[i])
-      complete(ph);
-    finishRound(i);
   }
 
   void finishRound(size_t i) {

@@ -59,22 +59,16 @@ muon::optim::estimatorOf(StepOp step, const StepFacts &facts,
   return estimator;
 }
 
-std::vector<double> muon::optim::ownerCosts(StepOp step,
-                                            const StepFacts &facts) {
+std::vector<std::vector<size_t>>
+muon::optim::roundsOf(StepOp step, const StepFacts &facts,
+                      int64_t nsStackBytes) {
   std::vector<double> cost;
   for (const ParamFacts &p : facts.params)
     cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
                                     step.getNsSteps()));
-  return cost;
-}
-
-std::vector<std::vector<size_t>> muon::optim::roundsOf(StepOp step,
-                                                       const StepFacts &facts,
-                                                       int64_t nsStackBytes) {
   return plan::scheduleRounds(
       std::vector<int64_t>(step.getOwners()->begin(), step.getOwners()->end()),
-      ownerCosts(step, facts), step.getAsyncGpuParallelism(),
-      nsStackKeys(facts), nsStackBytes);
+      cost, step.getAsyncGpuParallelism(), nsStackKeys(facts), nsStackBytes);
 }
 
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,

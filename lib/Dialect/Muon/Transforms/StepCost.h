@@ -41,10 +41,6 @@ std::vector<plan::NsStackKey> nsStackKeys(const StepFacts &facts);
 std::unique_ptr<plan::ScheduleEstimator>
 estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes);
 
-/// Each parameter's Newton-Schulz FLOPs on its owner (plan::ownerFlops):
-/// the cost rounds are packed and divided by.
-std::vector<double> ownerCosts(StepOp step, const StepFacts &facts);
-
 /// The order muon-expand-step updates the parameters in (plan::scheduleRounds
 /// with each owner's Newton-Schulz FLOPs as the cost), with an owner's
 /// whole matrices of one shape and element type stacked up to
