@@ -533,7 +533,7 @@ def MuonRollCallRuns : Pass<"muon-roll-call-runs", "mlir::ModuleOp"> {
     on a 405B step the calls fell from 16,221 to 7,483 (its 2,646 argument
     checks are 21 loop calls; 3,925 of its 4,390 batch items are 413),
     with one store per run-time value; taking offsets into the table
-    removed 7,264 of the remaining 16,365 stores and the GEPs that made
+    removed 7,056 of the remaining 16,344 stores and the GEPs that made
     their values.
   }];
   let options = [
