@@ -225,7 +225,7 @@ llvm.func @two_runs(%p0: !llvm.ptr, %p1: !llvm.ptr, %p2: !llvm.ptr, %p3: !llvm.p
 
 // Offsets from one base only: a run whose pointers are GEPs of two element
 // types, of two bases, with two indices, or with a dynamic index, stores
-// them; the base itself alone in every call is shared, not an offset. Four
+// them (a base passed alone by every call is shared: @shared above). Four
 // runs (a call of @sep between them), each with its own slot use.
 // CHECK-LABEL: llvm.func @not_offsets(
 // CHECK-COUNT-4: llvm.store
@@ -350,5 +350,32 @@ llvm.func @thread_local() {
   llvm.call @u(%b) : (!llvm.ptr) -> ()
   llvm.call @u(%a) : (!llvm.ptr) -> ()
   llvm.call @u(%b) : (!llvm.ptr) -> ()
+  llvm.return
+}
+
+// -----
+
+// Offsets keep their sign and their element type, in any address space:
+// a negative index and a struct element type from a base in address space
+// 1 are a table column and one base argument of the loop, which makes the
+// GEP with the same element type.
+// CHECK-LABEL: llvm.func @signed_offsets(
+// CHECK-SAME: %[[B:[^:]*]]: !llvm.ptr<1>)
+// CHECK-NOT: llvm.store
+// CHECK: llvm.call @w_run(%[[B]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr<1>, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.func private @w_run(%[[BASE:[^:]*]]: !llvm.ptr<1>,
+// CHECK: %[[I:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[BASE]][%[[I]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, !llvm.struct<(i64, f32)>
+// CHECK: llvm.call @w(%[[P]])
+// CHECK: llvm.mlir.global private constant @w_run_table(dense<{{\[}}[-1], [0], [2], [-2147483647]]> : tensor<4x1xi64>)
+llvm.func @w(!llvm.ptr<1>)
+llvm.func @signed_offsets(%b: !llvm.ptr<1>) {
+  %m1 = llvm.getelementptr %b[-1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, !llvm.struct<(i64, f32)>
+  %p2 = llvm.getelementptr %b[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, !llvm.struct<(i64, f32)>
+  %mx = llvm.getelementptr %b[-2147483647] : (!llvm.ptr<1>) -> !llvm.ptr<1>, !llvm.struct<(i64, f32)>
+  llvm.call @w(%m1) : (!llvm.ptr<1>) -> ()
+  llvm.call @w(%b) : (!llvm.ptr<1>) -> ()
+  llvm.call @w(%p2) : (!llvm.ptr<1>) -> ()
+  llvm.call @w(%mx) : (!llvm.ptr<1>) -> ()
   llvm.return
 }
