@@ -52,8 +52,9 @@ enum class Source : char {
 };
 
 /// A pointer as (base, constant element index, element type): a GEP with
-/// one constant index (element type null for the base itself, index 0).
-/// None for any other GEP: several indices, a dynamic one.
+/// one constant index gives its base, index and element type; any other
+/// value (a GEP with several indices or a dynamic one included) is its own
+/// base, at index 0, with a null element type.
 struct PointerOffset {
   Value base;
   int64_t index = 0;
@@ -228,8 +229,10 @@ struct MuonRollCallRuns
     return runs;
   }
 
-  /// How the loop of `run` gets each argument.
-  SmallVector<Source> sourcesOf(MutableArrayRef<LLVM::CallOp> run) {
+  /// How the loop of `run` gets each argument; `offsetElements` gets the
+  /// element type of each Offset argument, in order.
+  SmallVector<Source> sourcesOf(MutableArrayRef<LLVM::CallOp> run,
+                                SmallVectorImpl<Type> &offsetElements) {
     SmallVector<Source> sources;
     unsigned numArgs = run.front().getArgOperands().size();
     for (unsigned i = 0; i < numArgs; ++i) {
@@ -246,9 +249,10 @@ struct MuonRollCallRuns
                  return arg(c) == arg(run.front());
                }))
         sources.push_back(Source::Shared);
-      else if (offsetElement(run, i))
+      else if (std::optional<Type> element = offsetElement(run, i)) {
         sources.push_back(Source::Offset);
-      else
+        offsetElements.push_back(*element);
+      } else
         sources.push_back(Source::Stored);
     }
     return sources;
@@ -265,7 +269,8 @@ struct MuonRollCallRuns
     auto calleeFn = symbols->lookup<LLVM::LLVMFuncOp>(callee);
     if (!calleeFn || !takesLoadedArguments(calleeFn))
       return;
-    SmallVector<Source> sources = sourcesOf(run);
+    SmallVector<Type> offsetElements;
+    SmallVector<Source> sources = sourcesOf(run, offsetElements);
 
     // The table: one row per call, one i64 column per constant argument
     // (an address as its index in the run's list of addresses).
@@ -296,10 +301,6 @@ struct MuonRollCallRuns
         }
       }
     auto storedRecord = LLVM::LLVMStructType::getLiteral(ctx, storedFields);
-    SmallVector<Type> offsetElements;
-    for (auto [i, s] : llvm::enumerate(sources))
-      if (s == Source::Offset)
-        offsetElements.push_back(*offsetElement(run, i));
     LLVM::LLVMFuncOp loop =
         loopOf(last, sources, offsetElements, columns, storedRecord);
 
