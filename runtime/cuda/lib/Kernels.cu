@@ -181,6 +181,14 @@ __global__ void completeSymmetric(T *a, T *copy, int64_t p, int64_t tile,
   constexpr int kPasses = kMirror / kRowsPerPass;
   int64_t r = r0 + 2 * threadIdx.x;
   bool both = r + 1 < p;
+  // Tiles are multiples of 32 (or p itself, one tile) and r0, c0 multiples
+  // of 64, so each 32-aligned half of the block's rows, and of its columns,
+  // lies in one tile: four divisions per block give every element's tile
+  // instead of a 64-bit division per element.
+  static_assert(kMirror == 64 && kPasses / 2 * kRowsPerPass == 32);
+  const int64_t rowTileLo = r0 / tile, rowTileHi = (r0 + 32) / tile;
+  const int64_t colTileLo = c0 / tile, colTileHi = (c0 + 32) / tile;
+  const int64_t rowTile = threadIdx.x < 16 ? rowTileLo : rowTileHi;
   T v0[kPasses], v1[kPasses];
   bool live[kPasses];
   // Every load first, then the stores: eight independent loads in flight
@@ -191,7 +199,7 @@ __global__ void completeSymmetric(T *a, T *copy, int64_t p, int64_t tile,
     int64_t c = c0 + threadIdx.y + j * kRowsPerPass;
     // Out of range, or an upper tile (a pair never straddles a tile: tiles
     // are multiples of 32, pairs start at even rows).
-    live[j] = r < p && c < p && r / tile >= c / tile;
+    live[j] = r < p && c < p && rowTile >= (j < kPasses / 2 ? colTileLo : colTileHi);
     if (live[j])
       load2(a + r + c * p, both, vec, v0[j], v1[j]);
   }
@@ -219,9 +227,10 @@ __global__ void completeSymmetric(T *a, T *copy, int64_t p, int64_t tile,
   // a(dr, dc) = a(dc, dr) where (dc, dr) lies in a strictly lower tile; the
   // source is buf[dr - c0][dc - r0].
   int64_t dr = c0 + 2 * threadIdx.x;
+  const int64_t drTile = threadIdx.x < 16 ? colTileLo : colTileHi;
   for (int k = threadIdx.y; k < kMirror; k += kRowsPerPass) {
     int64_t dc = r0 + k;
-    if (dr >= p || dc >= p || dc / tile <= dr / tile)
+    if (dr >= p || dc >= p || (k < 32 ? rowTileLo : rowTileHi) <= drTile)
       continue;
     bool destBoth = dr + 1 < p;
     T w0 = buf[2 * threadIdx.x][k], w1 = buf[2 * threadIdx.x + 1][k];
