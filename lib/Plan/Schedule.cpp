@@ -14,6 +14,42 @@
 using namespace muon;
 using namespace muon::plan;
 
+std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
+                                                  int64_t prefetch) {
+  using A = RoundAction;
+  std::vector<A> out;
+  size_t r = numRounds;
+  size_t k =
+      std::min<size_t>(static_cast<size_t>(std::max<int64_t>(0, prefetch)), r);
+  for (size_t j = 0; j < k; ++j)
+    out.push_back({A::StartGathers, j});
+  for (size_t i = 0; i < r; ++i) {
+    if (k == 0 || i + k < r)
+      out.push_back({A::StartGathers, i + k});
+    for (size_t j = i + 1; j < std::min(i + k, r); ++j)
+      out.push_back({A::AdvanceGathers, j});
+    out.push_back({A::CompleteGathers, i});
+    // Before the Newton-Schulz, the next round's gathers and the last
+    // round's redistributes go one level further, so that level overlaps
+    // this Newton-Schulz instead of waiting for the next program point
+    // (after it). The level before each was issued before this round's
+    // gathers were waited for, so the wait for it is short or none.
+    if (k > 0 && i + 1 < r)
+      out.push_back({A::AdvanceGathers, i + 1});
+    if (k > 0 && i > 0)
+      out.push_back({A::AdvanceRedistributes, i - 1});
+    out.push_back({A::Orthogonalise, i});
+    out.push_back({A::StartRedistributes, i});
+    if (k == 0)
+      out.push_back({A::CompleteRedistributes, i});
+    else if (i > 0)
+      out.push_back({A::CompleteRedistributes, i - 1});
+  }
+  if (k > 0 && r > 0)
+    out.push_back({A::CompleteRedistributes, r - 1});
+  return out;
+}
+
 std::vector<std::vector<size_t>>
 plan::scheduleRounds(const std::vector<int64_t> &owners,
                      const std::vector<double> &cost, bool rounds,
@@ -619,13 +655,16 @@ struct RoundOp {
   const Op *single = nullptr;
   Op batch;
   std::vector<size_t> params;
+  size_t level = 0;       // RoundCall::level
+  bool batchable = false; // plan::batchable: asynchronous with prefetch
   const Op &op() const { return single ? *single : batch; }
 };
 } // namespace
 
-/// The calls of one phase of a round, in issue order: gradient reductions
-/// first, then the gathers; or the steps after Newton-Schulz. Outside the
-/// naive schedule they are plan::roundCalls (batched with `batch`).
+/// The calls of one phase of a round, in issue order: the gathers, or the
+/// steps after Newton-Schulz, as plan::roundCalls makes them (batched with
+/// `batch`). The naive schedule: every step before Newton-Schulz (gradient
+/// reductions included), or after, parameter by parameter.
 static std::vector<RoundOp>
 phaseOps(const std::vector<ParamOps> &ops,
          const std::vector<ParamCostInput> &params, const layout::Mesh &mesh,
@@ -639,16 +678,14 @@ phaseOps(const std::vector<ParamOps> &ops,
     return out;
   }
   std::vector<RoundParam> rp;
-  for (size_t p : round) {
+  for (size_t p : round)
     rp.push_back({&params[p].plan, &ops[p].steps, ops[p].ownerCoords});
-    if (!afterNs)
-      for (size_t j = 0; j < ops[p].before.size(); ++j)
-        if (ops[p].steps[j].kind == CommStep::Kind::ReduceGrad)
-          out.push_back({&ops[p].before[j], {}, {p}});
-  }
   for (const RoundCall &call : roundCalls(rp, afterNs, batch)) {
     std::vector<const Op *> items;
     RoundOp r;
+    r.level = call.level;
+    r.batchable =
+        batchable(ops[round[call.items[0].first]].steps[call.items[0].second]);
     for (auto [k, j] : call.items) {
       size_t p = round[k];
       size_t firstAfter = ops[p].steps.size() - ops[p].after.size();
@@ -699,59 +736,108 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
                           steps->model.bytesPerElement);
   }
 
-  bool naive = kind == ScheduleKind::Naive;
-  auto phase = [&](const std::vector<size_t> &round, bool afterNs) {
-    return phaseOps(ops, steps->params, steps->mesh, round, afterNs, naive,
-                    batch);
-  };
-  if (kind == ScheduleKind::Naive || prefetch <= 0) {
-    for (const std::vector<size_t> &round : rounds) {
-      for (const RoundOp &r : phase(round, false))
+  if (kind == ScheduleKind::Naive) {
+    auto blocking = [&](const std::vector<size_t> &round, bool afterNs) {
+      for (const RoundOp &r : phaseOps(ops, steps->params, steps->mesh, round,
+                                       afterNs, /*naive=*/true, batch))
         sim.blocking(r.op());
+    };
+    for (const std::vector<size_t> &round : rounds) {
+      blocking(round, false);
       for (size_t p : round)
         sim.blocking(ops[p].ns);
-      for (const RoundOp &r : phase(round, true))
-        sim.blocking(r.op());
+      blocking(round, true);
     }
     return sim.finish();
   }
 
-  // Prefetch: gathers k rounds ahead, redistributes overlapping the next
-  // round's Newton-Schulz; the update of round i is applied after round
-  // i + 1's Newton-Schulz.
+  // The code's own order (plan::roundProgram). `ready`: per parameter and
+  // rank, when its data is there. A call serves several parameters: it
+  // starts when all their data is there, and all of them have its result
+  // when it ends. A blocking call holds its members until it ends; an
+  // asynchronous one is waited for when its phase issues its next level or
+  // completes.
   std::vector<std::vector<double>> ready(ops.size(),
                                          std::vector<double>(numRanks, 0));
-  // A call serves several parameters: it starts when all their data is
-  // there, and all of them have its result when it ends.
-  auto issue = [&](const RoundOp &r) {
+  auto issue = [&](const Op &op, const std::vector<size_t> &params,
+                   bool async) {
     std::vector<double> at(numRanks, 0);
-    for (size_t p : r.params)
+    for (size_t p : params)
       for (int64_t q = 0; q < numRanks; ++q)
         at[q] = std::max(at[q], ready[p][q]);
-    sim.issue(r.op(), at);
-    for (size_t p : r.params)
+    sim.issue(op, at);
+    for (size_t p : params)
       ready[p] = at;
+    if (!async)
+      sim.wait(at);
   };
-  auto issueGathers = [&](size_t i) {
-    for (const RoundOp &r : phase(rounds[i], false))
-      issue(r);
+  struct PhaseRun {
+    std::vector<RoundOp> calls;
+    size_t next = 0;
+    std::vector<size_t> inFlight; // parameters of asynchronous calls
+    bool done() const { return next == calls.size(); }
   };
-  size_t k = static_cast<size_t>(prefetch);
-  for (size_t i = 0; i < std::min(k, rounds.size()); ++i)
-    issueGathers(i);
-  for (size_t i = 0; i < rounds.size(); ++i) {
-    if (i + k < rounds.size())
-      issueGathers(i + k);
-    for (size_t p : rounds[i])
-      sim.compute(ops[p].ns, ready[p]);
-    for (const RoundOp &r : phase(rounds[i], true))
-      issue(r);
-    if (i > 0)
-      for (size_t p : rounds[i - 1])
-        sim.wait(ready[p]);
+  auto waitFor = [&](PhaseRun &ph) {
+    for (size_t p : ph.inFlight)
+      sim.wait(ready[p]);
+    ph.inFlight.clear();
+  };
+  auto advance = [&](PhaseRun &ph) {
+    if (ph.done())
+      return;
+    waitFor(ph);
+    size_t level = ph.calls[ph.next].level;
+    for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next) {
+      const RoundOp &r = ph.calls[ph.next];
+      bool async = prefetch > 0 && r.batchable;
+      issue(r.op(), r.params, async);
+      if (async)
+        ph.inFlight.insert(ph.inFlight.end(), r.params.begin(), r.params.end());
+    }
+  };
+  auto complete = [&](PhaseRun &ph) {
+    while (!ph.done())
+      advance(ph);
+    waitFor(ph);
+  };
+  auto phase = [&](size_t i, bool afterNs) {
+    return PhaseRun{phaseOps(ops, steps->params, steps->mesh, rounds[i],
+                             afterNs, /*naive=*/false, batch)};
+  };
+  std::vector<PhaseRun> gathers(rounds.size()), after(rounds.size());
+  for (const RoundAction &a : roundProgram(rounds.size(), prefetch)) {
+    const std::vector<size_t> &round = rounds[a.round];
+    switch (a.kind) {
+    case RoundAction::StartGathers:
+      for (size_t p : round)
+        for (size_t j = 0; j < ops[p].before.size(); ++j)
+          if (ops[p].steps[j].kind == CommStep::Kind::ReduceGrad)
+            issue(ops[p].before[j], {p}, /*async=*/false);
+      gathers[a.round] = phase(a.round, false);
+      advance(gathers[a.round]);
+      break;
+    case RoundAction::AdvanceGathers:
+      advance(gathers[a.round]);
+      break;
+    case RoundAction::CompleteGathers:
+      complete(gathers[a.round]);
+      break;
+    case RoundAction::Orthogonalise:
+      for (size_t p : round)
+        sim.compute(ops[p].ns, ready[p]);
+      break;
+    case RoundAction::StartRedistributes:
+      after[a.round] = phase(a.round, true);
+      advance(after[a.round]);
+      break;
+    case RoundAction::CompleteRedistributes:
+      complete(after[a.round]);
+      break;
+    case RoundAction::AdvanceRedistributes:
+      advance(after[a.round]);
+      break;
+    }
   }
-  for (size_t p : rounds.empty() ? std::vector<size_t>() : rounds.back())
-    sim.wait(ready[p]);
   return sim.finish();
 }
 

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 using namespace muon;
 using namespace muon::plan;
 using layout::Layout;
@@ -103,6 +105,36 @@ TEST(ScheduleRounds, StacksAnOwnersSameShapeMatricesUpToTheByteBound) {
             scheduleRounds(owners, cost, false));
 }
 
+/// roundProgram as a string: one letter per action (S start gathers, A
+/// advance them, C complete them, N Newton-Schulz, R start redistributes,
+/// D advance them, F complete them), then the round.
+std::string program(size_t rounds, int64_t prefetch) {
+  std::string out;
+  for (const RoundAction &a : roundProgram(rounds, prefetch)) {
+    out += "SACNRDF"[a.kind];
+    out += std::to_string(a.round) + " ";
+  }
+  return out;
+}
+
+TEST(RoundProgram, BlockingRoundsOneAfterAnother) {
+  EXPECT_EQ(program(2, 0), "S0 C0 N0 R0 F0 S1 C1 N1 R1 F1 ");
+  EXPECT_EQ(program(0, 2), "");
+}
+
+TEST(RoundProgram, PrefetchStartsRoundsAheadAndCompletesOneBehind) {
+  // Round i + 1 starts before round i's Newton-Schulz and goes a level
+  // further after round i's gathers; round i's redistributes go a level
+  // further before round i + 1's Newton-Schulz and complete after it.
+  EXPECT_EQ(program(3, 1), "S0 S1 C0 A1 N0 R0 S2 C1 A2 D0 N1 R1 F0 "
+                           "C2 D1 N2 R2 F1 F2 ");
+  // Prefetch 2: the round in between advances a level more.
+  EXPECT_EQ(program(4, 2), "S0 S1 S2 A1 C0 A1 N0 R0 S3 A2 C1 A2 D0 N1 R1 F0 "
+                           "A3 C2 A3 D1 N2 R2 F1 C3 D2 N3 R3 F2 F3 ");
+  // More prefetch than rounds: every round starts first.
+  EXPECT_EQ(program(2, 5), "S0 S1 A1 C0 A1 N0 R0 C1 D0 N1 R1 F0 F1 ");
+}
+
 TEST(CostModelLinks, IntraNodeWhenTheCommunicatorFitsANode) {
   CostModel m;
   Mesh mesh{{"dp", "tp"}, {4, 8}};
@@ -176,6 +208,50 @@ TEST(EstimateSchedule, PrefetchHidesTheNextRoundsGathers) {
   EXPECT_DOUBLE_EQ(batchedPrefetch.stepSeconds, 30);
   EXPECT_DOUBLE_EQ(lowerBound(batchedBlocking), 20);
   EXPECT_EQ(batchedPrefetch.collectives, (std::vector<int64_t>{4, 4}));
+}
+
+/// When `rank`'s first event named `name` starts (-1: none).
+double startOf(const Estimate &e, int64_t rank, const std::string &name) {
+  for (const TraceEvent &t : e.trace)
+    if (t.rank == rank && t.name == name)
+      return t.start;
+  return -1;
+}
+
+TEST(EstimateSchedule, ChainLevelsLeaveAtTheirProgramPoints) {
+  // Two 4x4 matrices on [dp = 2, tp = 2], split over both axes, both owned
+  // by rank 0: two rounds. Gathers: over tp (4 ranks, 5 s), then over dp
+  // (ranks 0 and 2, 9 s); Newton-Schulz 48 s; scatters: dp (9 s), then tp
+  // (5 s).
+  Mesh mesh{{"dp", "tp"}, {2, 2}};
+  std::vector<ParamCostInput> params;
+  for (int i = 0; i < 2; ++i) {
+    ParamCostInput p;
+    p.shape = {4, 4};
+    p.layout.placements = {Placement::shard(0), Placement::shard(1)};
+    p.gradLayout = p.layout;
+    EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
+    p.name = "p" + std::to_string(i);
+    params.push_back(p);
+  }
+  Estimate e = estimateSchedule(params, mesh, 1, unitModel(),
+                                ScheduleKind::Rounds, 1, /*trace=*/true);
+  // Rank 0's link, in program order (plan::roundProgram): both tp gathers
+  // (0-5, 5-10); p0's dp gather once its tp gather is waited for (10-19);
+  // p1's dp gather before p0's Newton-Schulz (19-28), which it overlaps
+  // (19-67); p0's dp scatter (67-76); p0's tp scatter after waiting for it,
+  // before p1's Newton-Schulz (76-81, overlapping 76-124); p1's scatters
+  // 124-133 and 133-138.
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "gather dp dim 0 root 0 holders [tp] p1"), 19);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "newton_schulz p0"), 19);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "scatter tp dim 1 root 0 p0"), 76);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "newton_schulz p1"), 76);
+  EXPECT_DOUBLE_EQ(e.stepSeconds, 138);
+  // Blocking: each round 5 + 9 + 48 + 9 + 5 = 76.
+  EXPECT_DOUBLE_EQ(
+      estimateSchedule(params, mesh, 1, unitModel(), ScheduleKind::Rounds)
+          .stepSeconds,
+      152);
 }
 
 TEST(EstimateSchedule, NaiveOrthogonalisesEverythingEverywhere) {

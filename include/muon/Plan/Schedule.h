@@ -52,6 +52,55 @@ scheduleRounds(const std::vector<int64_t> &owners,
                const std::vector<NsStackKey> &keys = {},
                int64_t stackBytes = 0);
 
+/// One action of a step's code, in program order (roundProgram). A phase
+/// (a round's gathers, or its steps after Newton-Schulz) runs level by
+/// level (plan::roundCalls): a level is issued only after the rank has
+/// waited for the level before it, and with prefetch its batchable calls
+/// are asynchronous, every other call blocking.
+struct RoundAction {
+  enum Kind {
+    /// Momentum of the round's parameters (their gradient reductions
+    /// blocking), then the first level of their gathers.
+    StartGathers,
+    /// Wait for the round's gathers in flight, then issue their next level.
+    AdvanceGathers,
+    /// The round's remaining levels of gathers, each after waiting for the
+    /// one before, then wait for the last.
+    CompleteGathers,
+    /// Newton-Schulz of the round's parameters.
+    Orthogonalise,
+    /// The first level of the round's steps after Newton-Schulz.
+    StartRedistributes,
+    /// Wait for the round's steps after Newton-Schulz in flight, then
+    /// issue their next level.
+    AdvanceRedistributes,
+    /// Their remaining levels as CompleteGathers does, then the round's
+    /// updates are applied.
+    CompleteRedistributes,
+  };
+  Kind kind;
+  size_t round;
+  bool operator==(const RoundAction &o) const {
+    return kind == o.kind && round == o.round;
+  }
+};
+
+/// The order muon-expand-step emits `numRounds` rounds in, and the
+/// estimate simulates. Prefetch k = min(`prefetch`, numRounds) > 0: rounds
+/// 0 .. k-1 start first; then for each round i: start round i + k (if
+/// any), advance rounds i + 1 .. i + k - 1 by a level each, complete
+/// round i's gathers, advance round i + 1's gathers (if any) and round
+/// i - 1's redistributes (if any) by a level, orthogonalise round i,
+/// start its redistributes, and complete round i - 1's; the last round's
+/// redistributes complete at the end. So a chain's second level leaves
+/// before the Newton-Schulz that it can overlap: the next round's second
+/// gather level (a TP x FSDP parameter's dp gather after its tp gather)
+/// and the last round's second level after Newton-Schulz (an HSDP
+/// broadcast to the other replicas after the scatter). k = 0: each round
+/// starts, completes its gathers, is orthogonalised, and starts and
+/// completes its redistributes before the next one starts.
+std::vector<RoundAction> roundProgram(size_t numRounds, int64_t prefetch);
+
 /// Latency (seconds) and bandwidth (bytes per second) of one link.
 struct Link {
   double latency = 0;
@@ -92,10 +141,11 @@ enum class ScheduleKind {
   /// One parameter at a time (a round of one); with `prefetch` as below.
   Sequential,
   /// Rounds (scheduleRounds), blocking collectives; with `prefetch` k > 0,
-  /// collectives are asynchronous on one communication lane per rank:
-  /// round i + k's gathers are in flight during round i's Newton-Schulz,
-  /// and round i's redistribute overlaps round i + 1's (what
-  /// muon-expand-step emits for prefetch_count = k).
+  /// batchable collectives are asynchronous on one communication lane per
+  /// rank: round i + k's gathers are in flight during round i's
+  /// Newton-Schulz, and round i's redistribute overlaps round i + 1's, level
+  /// by level in the order roundProgram gives (what muon-expand-step emits
+  /// for prefetch_count = k).
   Rounds,
 };
 

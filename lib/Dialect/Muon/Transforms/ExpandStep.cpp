@@ -78,37 +78,37 @@ public:
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its
-    // parameter at once, then the redistributes. With prefetch k, round
-    // i + k's gathers are issued (asynchronously) before round i's
-    // Newton-Schulz, a level of their chains per round, and round i's
-    // redistributes complete after round i + 1's Newton-Schulz.
-    size_t k = std::min<size_t>(prefetch, r);
+    // parameter at once, then the redistributes, in the order
+    // plan::roundProgram gives (the one the schedule estimate simulates).
     gathers.assign(r, Phase());
     scatters.assign(r, Phase());
-    for (size_t j = 0; j < k; ++j)
-      startRound(j);
-    for (size_t i = 0; i < r; ++i) {
-      if (k == 0 || i + k < r)
-        startRound(i + k);
-      for (size_t j = i + 1; j < std::min(i + k, r); ++j)
-        issueLevel(gathers[j]);
-      complete(gathers[i]);
-      orthogonaliseRound(rounds[i]);
-      scatters[i] = phaseOf(i, /*afterNs=*/true);
-      if (k == 0) {
+    for (const plan::RoundAction &a : plan::roundProgram(r, prefetch)) {
+      size_t i = a.round;
+      switch (a.kind) {
+      case plan::RoundAction::StartGathers:
+        startRound(i);
+        break;
+      case plan::RoundAction::AdvanceGathers:
+        issueLevel(gathers[i]);
+        break;
+      case plan::RoundAction::CompleteGathers:
+        complete(gathers[i]);
+        break;
+      case plan::RoundAction::Orthogonalise:
+        orthogonaliseRound(rounds[i]);
+        break;
+      case plan::RoundAction::StartRedistributes:
+        scatters[i] = phaseOf(i, /*afterNs=*/true);
+        issueLevel(scatters[i]);
+        break;
+      case plan::RoundAction::CompleteRedistributes:
         complete(scatters[i]);
         finishRound(i);
-        continue;
+        break;
+      case plan::RoundAction::AdvanceRedistributes:
+        issueLevel(scatters[i]);
+        break;
       }
-      issueLevel(scatters[i]);
-      if (i > 0) {
-        complete(scatters[i - 1]);
-        finishRound(i - 1);
-      }
-    }
-    if (k > 0 && r > 0) {
-      complete(scatters[r - 1]);
-      finishRound(r - 1);
     }
     SmallVector<Value> results;
     for (ParamState &s : states)

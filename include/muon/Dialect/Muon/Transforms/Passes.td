@@ -75,7 +75,10 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     (`!dist.token`): round i + k's gathers are issued before round i's
     Newton-Schulz (a chain of several gathers advances one level per
     round), and round i's scatters are waited on after round i + 1's
-    Newton-Schulz. A rank then holds the gathered matrices of up to k + 1
+    Newton-Schulz; before each Newton-Schulz the next round's gathers and
+    the last round's scatters go one level further, so that level
+    overlaps it (the order `plan::roundProgram` gives, which the schedule
+    estimate simulates). A rank then holds the gathered matrices of up to k + 1
     rounds; `max-prefetch-bytes` bounds that peak by lowering k.
 
     With `ns-stack-bytes = B > 0` (and rounds) the parameters whose owner
