@@ -43,6 +43,10 @@ cp bin/muon-runtime-collectives-check "$stage/bin/"
 for dep in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
   cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d && !found {print $NF; found = 1}')" "$stage/lib/$dep"
 done
+# The runtime's own BLAS when the build chose scipy-openblas32
+# (cmake/MuonBlas.cmake): it lives in the build machine's site-packages.
+scipy_blas=$(ldd lib/libmuon_runtime.so | awk '$1 == "libscipy_openblas.so" {print $3}')
+if [ -n "$scipy_blas" ]; then cp -L "$scipy_blas" "$stage/lib/"; fi
 # Open MPI, relocatable: OPAL_PREFIX=<bundle> makes it look for its plugins
 # and help texts under the bundle in the layout its build recorded (Debian:
 # lib/x86_64-linux-gnu/openmpi/lib/openmpi3, share/openmpi). Plugins whose

@@ -42,11 +42,13 @@ fi
 
 # The Python package's build and tests (PyPI): nanobind builds the
 # extension; numpy, pytest, pandas and torch (the PyTorch frontend) run
-# its tests. `setup.sh sanitizer`
-# skips them (the sanitizer build leaves the Python package out).
+# its tests; scipy-openblas32 is the runtime's BLAS (a current OpenBLAS
+# that is fast on every x86 CPU; cmake/MuonBlas.cmake). `setup.sh
+# sanitizer` skips them (the sanitizer build leaves the Python package out
+# and links the system's OpenBLAS unless this is installed).
 if [ "${1:-}" != sanitizer ]; then
-  PY_PACKAGES=(nanobind numpy pytest pandas torch)
-  if ! python3 -c "import nanobind, numpy, pytest, pandas, torch" 2>/dev/null; then
+  PY_PACKAGES=(nanobind numpy pytest pandas torch scipy-openblas32)
+  if ! python3 -c "import nanobind, numpy, pytest, pandas, torch, scipy_openblas32" 2>/dev/null; then
     echo "setup: installing ${PY_PACKAGES[*]} from PyPI"
     python3 -m pip install -q --disable-pip-version-check \
       --root-user-action=ignore "${PY_PACKAGES[@]}"

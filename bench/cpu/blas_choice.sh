@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Which BLAS is fastest for the runtime's Newton-Schulz on this machine:
-# single-thread sgemm and ssyrk (bench/cpu/blas_rate.c) against Debian's
-# OpenBLAS (what the runtime links), PyPI's scipy-openblas32 (a current
-# OpenBLAS) and PyPI's MKL, alternating runs so that load drifts hit all
+# single-thread sgemm and ssyrk (bench/cpu/blas_rate.c) of Debian's
+# OpenBLAS (the runtime's with MUON_BLAS=system), PyPI's scipy-openblas32
+# (a current OpenBLAS; the runtime's by default) and PyPI's MKL,
+# alternating runs so that load drifts hit all
 # alike. Downloads the wheels into a temporary directory (about 230 MB).
 #
 #   bash bench/cpu/blas_choice.sh [ROUNDS]      (default 3)
@@ -36,7 +37,7 @@ best = collections.defaultdict(float)
 for line in sys.stdin:
     lib, what, _, rate, _ = line.split()
     best[(lib, what)] = max(best[(lib, what)], float(rate))
-names = {"debian": "Debian OpenBLAS (linked)", "scipy": "scipy-openblas32",
+names = {"debian": "Debian OpenBLAS", "scipy": "scipy-openblas32 (default)",
          "mkl": "MKL (PyPI)"}
 print("%-26s %14s %14s  (best of all runs)" % ("", "sgemm GFLOP/s", "ssyrk GFLOP/s"))
 for lib in ("debian", "scipy", "mkl"):

@@ -14,7 +14,7 @@
 
 #include "muon/Runtime/muon_runtime.h"
 
-#include <cblas.h>
+#include "Cblas.h" // runtime/lib: the runtime's CBLAS
 
 #include <algorithm>
 #include <chrono>
@@ -52,14 +52,14 @@ int main(int argc, char **argv) {
   double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
   // One thread, as each rank of a job uses (muon-run sets
   // OPENBLAS_NUM_THREADS=1): the rate the Newton-Schulz of one rank sees.
-  openblas_set_num_threads(1);
+  muon_openblas_set_num_threads(1);
   double best = 0;
   std::printf("%-22s %10s %10s\n", "sgemm (1 thread)", "ms", "GFLOP/s");
   for (int n : {256, 512, 1024}) {
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
     double t = bestTime(budget, [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
-                  a.data(), n, b.data(), n, 0.0f, c.data(), n);
+      muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
+                        1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
     });
     double rate = 2.0 * n * n * n / t;
     best = std::max(best, rate);

@@ -12,7 +12,7 @@
 
 #include "muon/Runtime/muon_runtime.h"
 
-#include <cblas.h>
+#include "Cblas.h" // runtime/lib: the runtime's CBLAS
 
 #include <chrono>
 #include <cstdio>
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: muon-bench-ns-work REPEAT MxN [MxN ...]\n");
     return 2;
   }
-  openblas_set_num_threads(1);
+  muon_openblas_set_num_threads(1);
   int repeat = std::atoi(argv[1]);
   std::vector<std::vector<float>> inputs;
   std::vector<std::pair<int64_t, int64_t>> shapes;

@@ -16,14 +16,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Call.h"
-#include "Errors.h"
 #include "NewtonSchulz.h"
+#include "Call.h"
+#include "Cblas.h"
+#include "Errors.h"
 #include "State.h"
 #include "Tensor.h"
 #include "Trace.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -67,23 +66,23 @@ void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
   std::vector<float> xr(x);
   roundAll(xr);
   progressRequests();
-  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f, xr.data(), q,
-              0.0f, a.data(), p);
+  muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
+                    xr.data(), q, 0.0f, a.data(), p);
   mirrorUpper(a.data(), p);
   std::vector<float> ar(a);
   roundAll(ar);
   for (int64_t k = 0; k < p * p; ++k)
     b[k] = cb * a[k];
   progressRequests();
-  cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, ar.data(), p,
-              1.0f, b.data(), p);
+  muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc,
+                    ar.data(), p, 1.0f, b.data(), p);
   mirrorUpper(b.data(), p);
   for (int64_t k = 0; k < p; ++k)
     b[k * p + k] += ca;
   roundAll(b);
   progressRequests();
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
-              b.data(), p, xr.data(), q, 0.0f, y.data(), q);
+  muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
+                    b.data(), p, xr.data(), q, 0.0f, y.data(), q);
   x.swap(y);
 }
 
@@ -119,22 +118,22 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
     // 2 p^2 q), mirrored. Before each product, collectives in flight
     // (prefetched gathers, the last round's scatters) progress.
     progressRequests();
-    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
-                x.data(), q, 0.0f, a.data(), p);
+    muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
+                      x.data(), q, 0.0f, a.data(), p);
     mirrorUpper(a.data(), p);
     // B = b A + c A A: A A = A A^T is symmetric too (p^3 instead of 2 p^3).
     for (int64_t k = 0; k < p * p; ++k)
       b[k] = cb * a[k];
     progressRequests();
-    cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, a.data(),
-                p, 1.0f, b.data(), p);
+    muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc,
+                      a.data(), p, 1.0f, b.data(), p);
     mirrorUpper(b.data(), p);
     // X = a X + B X
     for (int64_t k = 0; k < p * q; ++k)
       y[k] = ca * x[k];
     progressRequests();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
-                b.data(), p, x.data(), q, 1.0f, y.data(), q);
+    muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
+                      b.data(), p, x.data(), q, 1.0f, y.data(), q);
     x.swap(y);
   }
 
