@@ -32,8 +32,8 @@ std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
     // Before the Newton-Schulz, the next round's gathers and the last
     // round's redistributes go one level further, so that level overlaps
     // this Newton-Schulz instead of waiting for the next program point
-    // (after it). The level before each was issued before this round's
-    // gathers were waited for, so the wait for it is short or none.
+    // (after it). The price is the wait for the level before each, here
+    // rather than after the Newton-Schulz (docs/schedule.md, "Prefetch").
     if (k > 0 && i + 1 < r)
       out.push_back({A::AdvanceGathers, i + 1});
     if (k > 0 && i > 0)

@@ -120,6 +120,8 @@ std::string program(size_t rounds, int64_t prefetch) {
 TEST(RoundProgram, BlockingRoundsOneAfterAnother) {
   EXPECT_EQ(program(2, 0), "S0 C0 N0 R0 F0 S1 C1 N1 R1 F1 ");
   EXPECT_EQ(program(0, 2), "");
+  // A negative prefetch is none.
+  EXPECT_EQ(program(2, -1), program(2, 0));
 }
 
 TEST(RoundProgram, PrefetchStartsRoundsAheadAndCompletesOneBehind) {
@@ -133,6 +135,8 @@ TEST(RoundProgram, PrefetchStartsRoundsAheadAndCompletesOneBehind) {
                            "A3 C2 A3 D1 N2 R2 F1 C3 D2 N3 R3 F2 F3 ");
   // More prefetch than rounds: every round starts first.
   EXPECT_EQ(program(2, 5), "S0 S1 A1 C0 A1 N0 R0 C1 D0 N1 R1 F0 F1 ");
+  // One round: nothing to advance.
+  EXPECT_EQ(program(1, 1), "S0 C0 N0 R0 F0 ");
 }
 
 TEST(CostModelLinks, IntraNodeWhenTheCommunicatorFitsANode) {

@@ -142,8 +142,9 @@ enum class ScheduleKind {
   Sequential,
   /// Rounds (scheduleRounds), blocking collectives; with `prefetch` k > 0,
   /// batchable collectives are asynchronous on one communication lane per
-  /// rank: round i + k's gathers are in flight during round i's
-  /// Newton-Schulz, and round i's redistribute overlaps round i + 1's, level
+  /// rank: round i + k's gathers (a chain's later levels) are in flight
+  /// during round i's Newton-Schulz, and round i's redistribute overlaps
+  /// round i + 1's, level
   /// by level in the order roundProgram gives (what muon-expand-step emits
   /// for prefetch_count = k).
   Rounds,

@@ -73,7 +73,7 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
 
     With `prefetch_count = k > 0` the gathers and scatters are asynchronous
     (`!dist.token`): round i + k's gathers are issued before round i's
-    Newton-Schulz (a chain of several gathers advances one level per
+    Newton-Schulz (a chain of several gathers advances at least one level per
     round), and round i's scatters are waited on after round i + 1's
     Newton-Schulz; before each Newton-Schulz the next round's gathers and
     the last round's scatters go one level further, so that level
