@@ -830,11 +830,11 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       after[a.round] = phase(a.round, true);
       advance(after[a.round]);
       break;
-    case RoundAction::CompleteRedistributes:
-      complete(after[a.round]);
-      break;
     case RoundAction::AdvanceRedistributes:
       advance(after[a.round]);
+      break;
+    case RoundAction::CompleteRedistributes:
+      complete(after[a.round]);
       break;
     }
   }

@@ -258,6 +258,37 @@ TEST(EstimateSchedule, ChainLevelsLeaveAtTheirProgramPoints) {
       152);
 }
 
+TEST(EstimateSchedule, GradientReductionsBlockWhereTheRoundStarts) {
+  // Two 4x2 matrices on [dp = 2, cp = 2], sharded over dp, gradients
+  // partial over cp, both owned by rank 0, prefetch 1. The code reduces a
+  // round's gradients (blocking, 5 s) when the round starts, so round 1's
+  // reduction holds rank 0 before round 0's Newton-Schulz: reduce p0 0-5,
+  // gather p0 5-10 (async), reduce p1 10-15 (after the gather on the
+  // link), gather p1 15-20, Newton-Schulz p0 only from 15.
+  Mesh mesh{{"dp", "cp"}, {2, 2}};
+  std::vector<ParamCostInput> params;
+  for (int i = 0; i < 2; ++i) {
+    ParamCostInput p;
+    p.shape = {4, 2};
+    p.layout.placements = {Placement::shard(0), Placement::replicate()};
+    p.gradLayout.placements = {Placement::shard(0), Placement::partial()};
+    EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
+    p.name = "p" + std::to_string(i);
+    params.push_back(p);
+  }
+  Estimate e = estimateSchedule(params, mesh, 1, unitModel(),
+                                ScheduleKind::Rounds, 1, /*trace=*/true);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "reduce_grad cp sum p1"), 10);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "gather dp dim 0 root 0 holders [cp] p1"),
+                   15);
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "newton_schulz p0"), 15);
+  // Then: scatter p0 25-30; its broadcast over cp after waiting for it,
+  // before Newton-Schulz p1 (30-35, 30-40); p1's scatter 40-45 and
+  // broadcast 45-50.
+  EXPECT_DOUBLE_EQ(startOf(e, 0, "broadcast cp root 0 p0"), 30);
+  EXPECT_DOUBLE_EQ(e.stepSeconds, 50);
+}
+
 TEST(EstimateSchedule, NaiveOrthogonalisesEverythingEverywhere) {
   Mesh mesh{{"dp"}, {2}};
   Estimate e = estimateSchedule(fsdp(mesh, {0, 1}), mesh, 1, unitModel(),

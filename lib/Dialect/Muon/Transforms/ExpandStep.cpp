@@ -101,12 +101,12 @@ public:
         scatters[i] = phaseOf(i, /*afterNs=*/true);
         issueLevel(scatters[i]);
         break;
+      case plan::RoundAction::AdvanceRedistributes:
+        issueLevel(scatters[i]);
+        break;
       case plan::RoundAction::CompleteRedistributes:
         complete(scatters[i]);
         finishRound(i);
-        break;
-      case plan::RoundAction::AdvanceRedistributes:
-        issueLevel(scatters[i]);
         break;
       }
     }
