@@ -3,8 +3,8 @@
 #
 # Debian's OpenBLAS (0.3.21) picks its kernels by CPU model, and on x86
 # CPUs it does not know (a virtual machine's "Intel Xeon Processor", newer
-# parts) it falls back to its oldest ones: 16-26 GFLOP/s single-thread
-# sgemm where a current OpenBLAS reaches 109 on the same core
+# parts) it falls back to its oldest ones: 16-30 GFLOP/s single-thread
+# sgemm where a current OpenBLAS reaches 109-151 on the same core
 # (bench/README.md, "which BLAS for the runtime"). scipy-openblas32 (PyPI,
 # what NumPy and SciPy ship) is a current OpenBLAS built for every x86
 # generation with its symbols prefixed (scipy_cblas_sgemm), so it can sit
