@@ -7,9 +7,10 @@
 # sgemm where a current OpenBLAS reaches 109-151 on the same core
 # (bench/README.md, "which BLAS for the runtime"). scipy-openblas32 (PyPI,
 # what NumPy and SciPy ship) is a current OpenBLAS built for every x86
-# generation with its symbols prefixed (scipy_cblas_sgemm), so it can sit
+# generation with its BLAS symbols prefixed (scipy_cblas_sgemm), so it can sit
 # beside the system's in one process. `auto` (the default) takes it when
-# the build's Python can import it (scripts/setup.sh installs it) and the
+# the build's Python (the Python package's interpreter, else the first
+# Python 3 found) can import it (scripts/setup.sh installs it) and the
 # system's OpenBLAS otherwise (the configure step prints which).
 #
 # Sets MUON_CBLAS_LIBRARY, MUON_CBLAS_INCLUDE and MUON_CBLAS_DEFINITIONS
@@ -27,13 +28,22 @@ set(MUON_CBLAS_DEFINITIONS "")
 set(muon_blas_choice ${MUON_BLAS})
 if(SKBUILD AND MUON_BLAS STREQUAL "auto")
   set(muon_blas_choice system)
+elseif(SKBUILD AND MUON_BLAS STREQUAL "scipy-openblas")
+  message(FATAL_ERROR "MUON_BLAS=scipy-openblas in a wheel build: the wheel "
+    "would depend on the build machine's site-packages (use auto or system)")
 endif()
 if(NOT muon_blas_choice STREQUAL "system")
-  find_package(Python3 COMPONENTS Interpreter QUIET)
+  # The interpreter the Python package is built for when there is one
+  # (top-level CMakeLists.txt), else the first Python 3 found.
+  set(blas_python ${Python_EXECUTABLE})
+  if(NOT blas_python)
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    set(blas_python ${Python3_EXECUTABLE})
+  endif()
   set(scipy_blas_rc 1)
-  if(Python3_Interpreter_FOUND)
+  if(blas_python)
     execute_process(
-      COMMAND ${Python3_EXECUTABLE} -c
+      COMMAND ${blas_python} -c
         "import scipy_openblas32 as s; print(s.get_lib_dir()); print(s.get_include_dir())"
       OUTPUT_VARIABLE scipy_blas_dirs OUTPUT_STRIP_TRAILING_WHITESPACE
       ERROR_QUIET RESULT_VARIABLE scipy_blas_rc)
@@ -42,17 +52,24 @@ if(NOT muon_blas_choice STREQUAL "system")
     string(REPLACE "\n" ";" scipy_blas_dirs "${scipy_blas_dirs}")
     list(GET scipy_blas_dirs 0 scipy_blas_lib_dir)
     list(GET scipy_blas_dirs 1 scipy_blas_include_dir)
-    find_library(MUON_SCIPY_OPENBLAS_LIBRARY NAMES scipy_openblas
-      PATHS ${scipy_blas_lib_dir} NO_DEFAULT_PATH REQUIRED)
-    # Normal variables: they hide the system's, cached by an earlier
-    # configure of the same build directory.
-    set(MUON_CBLAS_LIBRARY ${MUON_SCIPY_OPENBLAS_LIBRARY})
+    # Asked of Python on every configure, never cached, so that a
+    # reconfigure after the package moved (another interpreter, a
+    # reinstall) takes its header and library together. Normal variables:
+    # they hide the system's, cached by an earlier configure of the same
+    # build directory.
+    set(MUON_CBLAS_LIBRARY ${scipy_blas_lib_dir}/libscipy_openblas.so)
     set(MUON_CBLAS_INCLUDE ${scipy_blas_include_dir})
+    if(NOT EXISTS ${MUON_CBLAS_LIBRARY} OR NOT EXISTS ${MUON_CBLAS_INCLUDE}/cblas.h)
+      message(FATAL_ERROR "scipy_openblas32 (imported by ${blas_python}) has "
+        "no ${MUON_CBLAS_LIBRARY} or ${MUON_CBLAS_INCLUDE}/cblas.h")
+    endif()
     set(MUON_CBLAS_DEFINITIONS MUON_BLAS_SCIPY_OPENBLAS=1)
   elseif(MUON_BLAS STREQUAL "scipy-openblas")
-    message(FATAL_ERROR "MUON_BLAS=scipy-openblas but the build's Python "
-      "(${Python3_EXECUTABLE}) cannot import scipy_openblas32 "
-      "(python3 -m pip install scipy-openblas32)")
+    if(NOT blas_python)
+      set(blas_python python3)
+    endif()
+    message(FATAL_ERROR "MUON_BLAS=scipy-openblas but ${blas_python} cannot "
+      "import scipy_openblas32 (${blas_python} -m pip install scipy-openblas32)")
   endif()
 endif()
 if(NOT MUON_CBLAS_DEFINITIONS)
