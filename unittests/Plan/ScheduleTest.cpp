@@ -30,19 +30,27 @@ CostModel unitModel() {
   return m;
 }
 
+/// A parameter of `shape` stored as `placements` on `mesh`, its gradient
+/// as `grad` (as the parameter when empty), owned by `owner`.
+ParamCostInput param(const Mesh &mesh, std::vector<int64_t> shape,
+                     std::vector<Placement> placements, int64_t owner,
+                     std::string name = "", std::vector<Placement> grad = {}) {
+  ParamCostInput p;
+  p.shape = std::move(shape);
+  p.layout.placements = std::move(placements);
+  p.gradLayout.placements = grad.empty() ? p.layout.placements : grad;
+  EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
+  p.owner = owner;
+  p.name = std::move(name);
+  return p;
+}
+
 /// FSDP 4x2 matrices on [dp = 2] with the given owners.
 std::vector<ParamCostInput> fsdp(const Mesh &mesh,
                                  std::vector<int64_t> owners) {
   std::vector<ParamCostInput> params;
-  for (int64_t owner : owners) {
-    ParamCostInput p;
-    p.shape = {4, 2};
-    p.layout.placements = {Placement::shard(0)};
-    p.gradLayout = p.layout;
-    EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
-    p.owner = owner;
-    params.push_back(p);
-  }
+  for (int64_t owner : owners)
+    params.push_back(param(mesh, {4, 2}, {Placement::shard(0)}, owner));
   return params;
 }
 
@@ -229,15 +237,9 @@ TEST(EstimateSchedule, ChainLevelsLeaveAtTheirProgramPoints) {
   // (5 s).
   Mesh mesh{{"dp", "tp"}, {2, 2}};
   std::vector<ParamCostInput> params;
-  for (int i = 0; i < 2; ++i) {
-    ParamCostInput p;
-    p.shape = {4, 4};
-    p.layout.placements = {Placement::shard(0), Placement::shard(1)};
-    p.gradLayout = p.layout;
-    EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
-    p.name = "p" + std::to_string(i);
-    params.push_back(p);
-  }
+  for (const char *name : {"p0", "p1"})
+    params.push_back(param(
+        mesh, {4, 4}, {Placement::shard(0), Placement::shard(1)}, 0, name));
   Estimate e = estimateSchedule(params, mesh, 1, unitModel(),
                                 ScheduleKind::Rounds, 1, /*trace=*/true);
   // Rank 0's link, in program order (plan::roundProgram): both tp gathers
@@ -267,15 +269,10 @@ TEST(EstimateSchedule, GradientReductionsBlockWhereTheRoundStarts) {
   // link), gather p1 15-20, Newton-Schulz p0 only from 15.
   Mesh mesh{{"dp", "cp"}, {2, 2}};
   std::vector<ParamCostInput> params;
-  for (int i = 0; i < 2; ++i) {
-    ParamCostInput p;
-    p.shape = {4, 2};
-    p.layout.placements = {Placement::shard(0), Placement::replicate()};
-    p.gradLayout.placements = {Placement::shard(0), Placement::partial()};
-    EXPECT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
-    p.name = "p" + std::to_string(i);
-    params.push_back(p);
-  }
+  for (const char *name : {"p0", "p1"})
+    params.push_back(param(mesh, {4, 2},
+                           {Placement::shard(0), Placement::replicate()}, 0,
+                           name, {Placement::shard(0), Placement::partial()}));
   Estimate e = estimateSchedule(params, mesh, 1, unitModel(),
                                 ScheduleKind::Rounds, 1, /*trace=*/true);
   EXPECT_DOUBLE_EQ(startOf(e, 0, "reduce_grad cp sum p1"), 10);

@@ -80,9 +80,6 @@ struct RoundAction {
   };
   Kind kind;
   size_t round;
-  bool operator==(const RoundAction &o) const {
-    return kind == o.kind && round == o.round;
-  }
 };
 
 /// The order muon-expand-step emits `numRounds` rounds in, and the
@@ -144,9 +141,8 @@ enum class ScheduleKind {
   /// batchable collectives are asynchronous on one communication lane per
   /// rank: round i + k's gathers (a chain's later levels) are in flight
   /// during round i's Newton-Schulz, and round i's redistribute overlaps
-  /// round i + 1's, level
-  /// by level in the order roundProgram gives (what muon-expand-step emits
-  /// for prefetch_count = k).
+  /// round i + 1's, level by level in the order roundProgram gives (what
+  /// muon-expand-step emits for prefetch_count = k).
   Rounds,
 };
 
