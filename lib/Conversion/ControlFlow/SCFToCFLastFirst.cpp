@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "muon/Conversion/ConversionConfig.h"
 #include "muon/Conversion/Passes.h"
 
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -52,10 +53,12 @@ struct MuonSCFToCFLastFirst
         if (isa<scf::SCFDialect>(op.getDialect()))
           roots.push_back(&op);
     for (Operation *op : llvm::reverse(roots))
-      if (failed(applyPartialConversion(op, target, patterns)))
+      if (failed(applyPartialConversion(op, target, patterns,
+                                        muon::conversionConfig())))
         return signalPassFailure();
     // Anything left (SCF inside other region ops), in MLIR's order.
-    if (failed(applyPartialConversion(getOperation(), target, patterns)))
+    if (failed(applyPartialConversion(getOperation(), target, patterns,
+                                      muon::conversionConfig())))
       signalPassFailure();
   }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "muon/Conversion/ConversionConfig.h"
 #include "muon/Conversion/DistToRuntime/DistToRuntime.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
@@ -327,7 +328,8 @@ struct ConvertDistToRuntimePass
     muon::populateDistBoundaryPatterns(converter, patterns);
     muon::getTargetLowering(this->target)
         .populateCollectivePatterns(rt, comms, patterns);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      muon::conversionConfig())) ||
         rt.failed())
       return signalPassFailure();
 

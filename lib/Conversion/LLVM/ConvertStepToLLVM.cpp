@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "muon/Conversion/ConversionConfig.h"
 #include "muon/Conversion/LLVM/DirectCalls.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Support/AddressSpace.h"
@@ -164,7 +165,8 @@ struct ConvertStepToLLVM
       RewritePatternSet funcPatterns(&getContext());
       populateFuncToLLVMConversionPatterns(converter, funcPatterns);
       if (failed(applyPartialConversion(declarations, target,
-                                        std::move(funcPatterns))))
+                                        std::move(funcPatterns),
+                                        muon::conversionConfig())))
         return signalPassFailure();
     }
 
@@ -183,7 +185,8 @@ struct ConvertStepToLLVM
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns);
     patterns.add<LaunchOnLLVMValues>(converter);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      muon::conversionConfig())))
       signalPassFailure();
   }
 };

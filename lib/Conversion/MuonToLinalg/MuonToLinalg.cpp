@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/MuonToLinalg/MuonToLinalg.h"
+#include "muon/Conversion/ConversionConfig.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/RuntimeCalls.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
@@ -192,7 +193,8 @@ struct ConvertMuonToLinalgPass
     RewritePatternSet patterns(&getContext());
     muon::populateMuonToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))) ||
+                                      std::move(patterns),
+                                      muon::conversionConfig())) ||
         (checkOutput &&
          failed(muon::verifyPassOutput(getOperation(), getArgument()))))
       signalPassFailure();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/Conversion/MuonToRuntime/MuonToRuntime.h"
+#include "muon/Conversion/ConversionConfig.h"
 #include "muon/Conversion/Passes.h"
 #include "muon/Conversion/Target.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
@@ -124,7 +125,8 @@ struct ConvertMuonToRuntimePass
     legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     lowering.populateNewtonSchulzPatterns(rt, patterns);
-    if (failed(applyPartialConversion(module, legal, std::move(patterns))) ||
+    if (failed(applyPartialConversion(module, legal, std::move(patterns),
+                                      muon::conversionConfig())) ||
         rt.failed() ||
         (checkOutput && failed(muon::verifyPassOutput(module, getArgument()))))
       signalPassFailure();
