@@ -136,20 +136,14 @@ plan::scheduleRounds(const std::vector<int64_t> &owners,
   return result;
 }
 
-Link CostModel::linkFor(const layout::Mesh &mesh,
-                        const std::vector<int> &axes) const {
-  // Row-major ranks: a communicator stays in one node when the span of
-  // ranks its axes cover fits in a node and starts at a node boundary
-  // whenever its first member does (strides divide the node size).
-  int64_t span = 1;
-  for (int a : axes) {
-    int64_t stride = 1;
-    for (int b = a + 1; b < mesh.numAxes(); ++b)
-      stride *= mesh.sizes[b];
-    span = std::max(span, stride * mesh.sizes[a]);
-  }
-  return span <= ranksPerNode && ranksPerNode % span == 0 ? intraNode
-                                                          : interNode;
+Link CostModel::linkFor(const std::vector<int64_t> &members) const {
+  // Ranks are numbered node by node. Any instance is checked, not only the
+  // aligned blocks of power-of-two meshes: on [dp = 4, tp = 3], tp's
+  // instance {6, 7, 8} spans two nodes while {3, 4, 5} does not.
+  for (int64_t m : members)
+    if (m / ranksPerNode != members.front() / ranksPerNode)
+      return interNode;
+  return intraNode;
 }
 
 namespace {
@@ -159,6 +153,7 @@ namespace {
 struct Instance {
   std::vector<int64_t> members;
   std::vector<double> sent, received; // bytes, per member
+  Link link;
   /// A broadcast's items (root as an index into `members`): the runtime
   /// picks its exchange from them (muon/Runtime/BroadcastBatch.h).
   std::vector<rt::BroadcastItem> broadcasts;
@@ -176,14 +171,15 @@ struct Op {
   std::string label;
   std::vector<Instance> instances;
   std::vector<std::pair<int64_t, double>> work; // (rank, seconds)
-  Link link;
   double bytesPerElement = 4;
 
   /// Every instance takes latency + (the most bytes one member sends or
-  /// receives) / bandwidth; a broadcast that runs as scatter + all-gather
-  /// takes two latencies and the busiest member of each exchange.
+  /// receives) / bandwidth of its link; a broadcast that runs as scatter +
+  /// all-gather takes two latencies and the busiest member of each
+  /// exchange.
   void time() {
     for (Instance &inst : instances) {
+      const Link &link = inst.link;
       double most = 0;
       for (size_t m = 0; m < inst.members.size(); ++m)
         most = std::max({most, inst.sent[m], inst.received[m]});
@@ -348,10 +344,11 @@ private:
       inst.received.push_back(received[r]);
     }
     Op op;
-    op.link = model.linkFor(mesh, s.axes);
     op.bytesPerElement = model.bytesPerElement;
-    for (auto &[key, inst] : byKey)
+    for (auto &[key, inst] : byKey) {
+      inst.link = model.linkFor(inst.members);
       op.instances.push_back(std::move(inst));
+    }
     op.time();
     return op;
   }
@@ -603,7 +600,7 @@ double ScheduleEstimator::ownerPathBound() {
     for (const Op &op : p.after)
       for (const Instance &inst : op.instances)
         for (size_t m = 0; m < inst.members.size(); ++m)
-          busy[inst.members[m]] += inst.received[m] / op.link.bandwidth;
+          busy[inst.members[m]] += inst.received[m] / inst.link.bandwidth;
     if (release == none)
       continue;
     for (int64_t r = 0; r < numRanks; ++r)

@@ -147,12 +147,40 @@ TEST(RoundProgram, PrefetchStartsRoundsAheadAndCompletesOneBehind) {
   EXPECT_EQ(program(1, 1), "S0 C0 N0 R0 F0 ");
 }
 
-TEST(CostModelLinks, IntraNodeWhenTheCommunicatorFitsANode) {
-  CostModel m;
-  Mesh mesh{{"dp", "tp"}, {4, 8}};
-  EXPECT_EQ(m.linkFor(mesh, {1}).bandwidth, m.intraNode.bandwidth);
-  EXPECT_EQ(m.linkFor(mesh, {0}).bandwidth, m.interNode.bandwidth);
-  EXPECT_EQ(m.linkFor(mesh, {0, 1}).bandwidth, m.interNode.bandwidth);
+TEST(CostModelLinks, IntraNodeWhenEveryMemberSharesANode) {
+  CostModel m; // 8 ranks per node
+  auto bandwidth = [&](std::vector<int64_t> members) {
+    return m.linkFor(members).bandwidth;
+  };
+  // [dp = 4, tp = 8]: tp's instances are nodes, dp's cross them.
+  EXPECT_EQ(bandwidth({8, 9, 10, 11, 12, 13, 14, 15}), m.intraNode.bandwidth);
+  EXPECT_EQ(bandwidth({1, 9, 17, 25}), m.interNode.bandwidth);
+  // [dp = 3] and [dp = 4, tp = 3]: sizes that do not divide a node.
+  EXPECT_EQ(bandwidth({0, 1, 2}), m.intraNode.bandwidth);
+  EXPECT_EQ(bandwidth({3, 4, 5}), m.intraNode.bandwidth);
+  EXPECT_EQ(bandwidth({6, 7, 8}), m.interNode.bandwidth);
+  EXPECT_EQ(bandwidth({7}), m.intraNode.bandwidth);
+}
+
+TEST(EstimateSchedule, EachInstanceUsesItsOwnLink) {
+  // A 6x2 matrix sharded over [dp = 3], owned by rank 0: the gather moves
+  // 8 bytes into the owner (9 s on the unit link), Newton-Schulz takes
+  // 4 * 2^2 * 6 + 2 * 2^3 = 112 FLOPs (14 s), the scatter 9 s.
+  Mesh mesh{{"dp"}, {3}};
+  std::vector<ParamCostInput> params{
+      param(mesh, {6, 2}, {Placement::shard(0)}, 0)};
+  CostModel model = unitModel();
+  model.interNode = Link{100, 1};
+  auto step = [&] {
+    return estimateSchedule(params, mesh, 1, model, ScheduleKind::Rounds)
+        .stepSeconds;
+  };
+  // Three ranks in one 8-rank node: the node's link, although 3 does not
+  // divide 8.
+  EXPECT_DOUBLE_EQ(step(), 32);
+  // Two ranks per node: {0, 1, 2} spans two nodes (108 s per collective).
+  model.ranksPerNode = 2;
+  EXPECT_DOUBLE_EQ(step(), 230);
 }
 
 TEST(EstimateSchedule, SequentialSerialisesTheOwners) {

@@ -118,8 +118,9 @@ struct CostModel {
   double nsFlopRate = 989e12;
   double bytesPerElement = 4;
 
-  /// The link a communicator over `axes` of `mesh` uses.
-  Link linkFor(const layout::Mesh &mesh, const std::vector<int> &axes) const;
+  /// The link a communicator instance of these members (world ranks) uses:
+  /// the intra-node one when they all share a node.
+  Link linkFor(const std::vector<int64_t> &members) const;
 };
 
 /// One parameter as the estimate needs it.
