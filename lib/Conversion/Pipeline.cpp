@@ -51,6 +51,8 @@ void addGpuKernelPasses(OpPassManager &pm, const muon::MuonToLLVMOptions &o) {
   binary.compilationTarget = "bin";
   binary.toolkitPath = muon::cudaToolkitPath();
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  // The same lowered text on every rank and in every run.
+  pm.addPass(muon::createMuonDropBinaryTimings());
 }
 } // namespace
 

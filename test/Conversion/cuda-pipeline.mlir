@@ -8,7 +8,12 @@
 // stream (no stream of its own, no synchronisation per launch).
 // REQUIRES: cuda
 
-// RUN: muon-opt %s --muon-to-llvm="target=cuda" | FileCheck %s --implicit-check-not="muon_rt_newton_schulz(" --implicit-check-not="memref." --implicit-check-not="linalg." --implicit-check-not="func.call @__muon_kernel"
+// RUN: muon-opt %s --muon-to-llvm="target=cuda" | FileCheck %s --implicit-check-not="muon_rt_newton_schulz(" --implicit-check-not="memref." --implicit-check-not="linalg." --implicit-check-not="func.call @__muon_kernel" --implicit-check-not="TimeInMs"
+// The same text every time (no compile times in the objects), which
+// muon-run's compile-once object and its cache depend on.
+// RUN: muon-opt %s --muon-to-llvm="target=cuda" -o %t.first
+// RUN: muon-opt %s --muon-to-llvm="target=cuda" -o %t.second
+// RUN: diff %t.first %t.second
 // RUN: muon-opt %s --muon-to-llvm="target=cuda" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
 // RUN: muon-opt %s --muon-to-llvm="target=cuda cuda-chip=sm_80" | FileCheck %s --check-prefix=CHIP
 

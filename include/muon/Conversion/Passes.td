@@ -208,6 +208,24 @@ def MuonOutlineElementwise
                            "mlir::memref::MemRefDialect"];
 }
 
+def MuonDropBinaryTimings
+    : Pass<"muon-drop-binary-timings", "mlir::ModuleOp"> {
+  let summary = "Drop the compile times gpu-module-to-binary records in each "
+                "gpu.binary object (target=cuda)";
+  let description = [{
+    `gpu-module-to-binary` records in the properties of every object it
+    makes how long the NVVM target took (`LLVMIRToISATimeInMs`,
+    `ISAToBinaryTimeInMs`). They differ from one compile to the next, so a
+    step lowered twice printed differently, and muon-run, whose ranks load
+    the launcher's object only when the lowered module they made is the
+    one it compiled (compared by its text), compiled on every rank and
+    never found a cached object for target=cuda. This pass removes the two
+    properties (an object left with none has no properties), so that
+    `muon-to-llvm{target=cuda}` prints the same module every time. Nothing
+    reads them: the translation to LLVM IR embeds the object's bytes only.
+  }];
+}
+
 def MuonElementwiseToGpu
     : Pass<"muon-elementwise-to-gpu", "mlir::ModuleOp"> {
   let summary = "Run the step's elementwise ops and copies as GPU kernels "
