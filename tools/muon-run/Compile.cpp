@@ -6,12 +6,15 @@
 #include "muon/Conversion/ShardToDist/ShardToDist.h"
 #include "muon/InitAll.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include "llvm/Support/SourceMgr.h"
+
+#include <optional>
 
 using namespace mlir;
 
@@ -23,8 +26,18 @@ void muon::run::registerRunDialects(DialectRegistry &registry) {
 
 FailureOr<muon::run::StepSpec>
 muon::run::parseAndLower(MLIRContext &context, const Options &o,
-                         OwningOpRef<ModuleOp> &module) {
+                         OwningOpRef<ModuleOp> &module, bool printDiagnostics) {
   llvm::SourceMgr sources;
+  // Locations as file:line:col with the source line, as muon-opt prints
+  // them (the context's default prints loc("file":line:col)).
+  // The source line says where; a dump of the op after each error would
+  // bury the message (muon-opt's --mlir-print-op-on-diagnostic is for
+  // that).
+  std::optional<SourceMgrDiagnosticHandler> printer;
+  if (printDiagnostics) {
+    context.printOpOnDiagnostic(false);
+    printer.emplace(sources, &context);
+  }
   module = parseSourceFile<ModuleOp>(o.input, sources, &context);
   if (!module)
     return failure();

@@ -24,10 +24,13 @@ namespace run {
 void registerRunDialects(mlir::DialectRegistry &registry);
 
 /// Parses `o.input`, describes its step and lowers the module with
-/// muon-to-llvm. Diagnostics go to the context's handler.
-mlir::FailureOr<StepSpec> parseAndLower(mlir::MLIRContext &context,
-                                        const Options &o,
-                                        mlir::OwningOpRef<mlir::ModuleOp> &module);
+/// muon-to-llvm. With `printDiagnostics`, diagnostics are printed as
+/// muon-opt prints them (`file:line:col: error: ...` and the source line);
+/// otherwise they go to the context's handlers.
+mlir::FailureOr<StepSpec>
+parseAndLower(mlir::MLIRContext &context, const Options &o,
+              mlir::OwningOpRef<mlir::ModuleOp> &module,
+              bool printDiagnostics = true);
 
 } // namespace run
 } // namespace muon

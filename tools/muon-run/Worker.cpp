@@ -237,7 +237,8 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   };
   auto compileStart = Clock::now();
   OwningOpRef<ModuleOp> module;
-  FailureOr<StepSpec> spec = parseAndLower(context, o, module);
+  FailureOr<StepSpec> spec =
+      parseAndLower(context, o, module, /*printDiagnostics=*/rank == 0);
   if (failed(spec))
     return fail();
   std::string error;
