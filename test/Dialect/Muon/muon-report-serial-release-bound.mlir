@@ -1,21 +1,21 @@
 // The owner path bound counts that a rank orthogonalises its matrices one
-// after another (docs/schedule.md). DDP over 3 ranks (H100 model; 3 ranks
-// do not tile a node of 8, so the link is the one between nodes: 10 us,
-// 50 GB/s): four 2048x2048 f32 matrices
+// after another (docs/schedule.md). DDP over 3 ranks (H100 model; the 3
+// ranks share a node, so the link is the one in a node: 3 us, 360 GB/s):
+// four 2048x2048 f32 matrices
 // (16777216 B), two owned by rank 0 and two by rank 1. Each Newton-Schulz
 // takes 3846.2 us, so each owner releases its second result no earlier
 // than 7692.5 us, and rank 2 then still receives one result from each:
-// 2 * 16777216 B / 50 GB/s = 671.1 us, so no schedule ends before
-// 8363.6 us. Counting each result's own earliest release (3846.2 us)
+// 2 * 16777216 B / 360 GB/s = 93.2 us, so no schedule ends before
+// 7785.7 us. Counting each result's own earliest release (3846.2 us)
 // instead, the bound would stop at rank 0's own path: 7692.5 us, then its
-// last result leaving as scatter + all-gather, 467.4 us: 8159.9 us.
+// last result leaving as scatter + all-gather, 68.1 us: 7760.6 us.
 // The schedule runs two rounds; the last broadcasts the two second results
 // in one batch after their Newton-Schulz, and rank 2 receives both:
-// 10 + 671.1 us, 8373.6 us.
+// 3 + 93.2 us, 7788.7 us.
 // RUN: muon-opt %s --muon-assign-owners --muon-report=schedules=true -o /dev/null | FileCheck %s
-// CHECK: rounds+prefetch1 8373.6 1.089
+// CHECK: rounds+prefetch1 7788.7 1.013
 // CHECK: lower bound 7692.5 1.000
-// CHECK-NEXT: owner path bound 8363.6 1.087
+// CHECK-NEXT: owner path bound 7785.7 1.012
 
 dist.mesh @m [dp = 3]
 !a = !dist.tensor<2048x2048xf32, @m, [replicate]>
