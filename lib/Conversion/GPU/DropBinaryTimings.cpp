@@ -37,9 +37,9 @@ Attribute withoutTimings(Attribute attr) {
       kept.push_back(p);
   if (kept.size() == properties.size())
     return attr;
-  DictionaryAttr rest =
-      kept.empty() ? DictionaryAttr()
-                   : DictionaryAttr::get(object.getContext(), kept);
+  DictionaryAttr rest = kept.empty()
+                            ? DictionaryAttr()
+                            : DictionaryAttr::get(object.getContext(), kept);
   return gpu::ObjectAttr::get(object.getContext(), object.getTarget(),
                               object.getFormat(), object.getObject(), rest,
                               object.getKernels());

@@ -181,8 +181,8 @@ struct MuonRollCallRuns
     if (minRun < 2 || maxRun < minRun || maxRun > kMaxRunLimit) {
       module.emitError("muon-roll-call-runs: min-run must be at least 2 and "
                        "at most max-run, and max-run at most ")
-          << kMaxRunLimit << " (got " << static_cast<int64_t>(minRun)
-          << " and " << static_cast<int64_t>(maxRun) << ")";
+          << kMaxRunLimit << " (got " << static_cast<int64_t>(minRun) << " and "
+          << static_cast<int64_t>(maxRun) << ")";
       return signalPassFailure();
     }
     // The module's own functions as they are now: the loops this pass
