@@ -143,7 +143,7 @@ Link CostModel::linkFor(const std::vector<int64_t> &members) const {
   for (int64_t m : members)
     if (m / ranksPerNode != members.front() / ranksPerNode)
       return interNode;
-  return intraNode;
+  return intraNode; // also for no members: nothing crosses a node
 }
 
 namespace {
