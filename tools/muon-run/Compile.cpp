@@ -29,10 +29,8 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
                          OwningOpRef<ModuleOp> &module, bool printDiagnostics) {
   llvm::SourceMgr sources;
   // Locations as file:line:col with the source line, as muon-opt prints
-  // them (the context's default prints loc("file":line:col)).
-  // The source line says where; a dump of the op after each error would
-  // bury the message (muon-opt's --mlir-print-op-on-diagnostic is for
-  // that).
+  // them (the context's default prints loc("file":line:col)); no dump of
+  // the op after each error, which would bury the message.
   std::optional<SourceMgrDiagnosticHandler> printer;
   if (printDiagnostics) {
     context.printOpOnDiagnostic(false);
