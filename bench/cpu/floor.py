@@ -2,22 +2,41 @@
 """The distributed step against its no-communication floor, on CPU ranks.
 
 For the main example on 2 ranks ([dp = 2, tp = 1]) and 4 ranks (its 2x2
-mesh): the compiled step time muon-run measures (rank 0, 3 steps), and the
-floor: the same owners' Newton-Schulz work (from muon-report's owner
-column), run by as many processes at once with no collectives
-(muon-bench-ns-work), the slowest process per step. The ratio separates
-our overhead (collectives, waiting, momentum and update) from how the
-machine's cores scale. Also one process doing everything (the 1-rank
-figure). The step is measured twice, batched gathers and scatters (the
-default) and one rooted call each (--batch-collectives=false), with the
-collective calls per rank per step muon-run counts.
+mesh): the compiled step time muon-run measures on rank 0 (4 steps, those
+after the first), and the floor: the same owners' Newton-Schulz work (from
+muon-report's owner column), run by as many processes at once with no
+collectives (muon-bench-ns-work, after an untimed repetition, as a step's
+process allocates), the slowest process. The ratio separates our overhead
+(collectives, waiting, momentum and update) from how the machine's cores
+scale. Also one process doing everything (the 1-rank figure). The step is
+measured twice, batched gathers and scatters (the default) and one rooted
+call each (--batch-collectives=false), with the collective calls per rank
+per step muon-run counts.
 
-    python3 bench/cpu/floor.py [build dir]
+Three ratios per trial, each step over its floor:
+- x_floor: mean seconds per step over mean seconds per repetition;
+- best_x: the fastest step over the fastest repetition (per process, then
+  the slowest process): on a machine shared with other work, the least
+  disturbed of each;
+- cpu_x: rank 0's processor seconds per step outside its polling in waits
+  for collectives (muon-run's "processor time" line) over floor process
+  0's processor seconds per repetition (the same owner's work): what the
+  step adds to that rank's Newton-Schulz. Time other work takes from our
+  processes is not in it, nor waiting for a slower rank.
+
+A trial measures the floor, the batched and the rooted step back to back
+(in a rotating order); the medians over trials are printed last.
+
+    python3 bench/cpu/floor.py [build dir] [--trials N]   (default 5)
 """
-import os, re, subprocess, sys
+import argparse, os, re, subprocess
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
+parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+parser.add_argument("build", nargs="?", default=os.path.join(root, "build"))
+parser.add_argument("--trials", type=int, default=5)
+args = parser.parse_args()
+build, TRIALS = args.build, args.trials
 subprocess.run(["cmake", "--build", build, "--target", "muon-bench-ns-work"],
                check=True, stdout=subprocess.DEVNULL)
 opt, run = f"{build}/bin/muon-opt", f"{build}/bin/muon-run"
@@ -40,32 +59,67 @@ def owners(text):
 
 
 def floor(per_rank, ranks):
+    """Per process: (mean wall, mean processor, fastest wall) seconds per
+    repetition."""
     procs = [subprocess.Popen([work, str(REPEAT)] + per_rank.get(r, []),
                               stdout=subprocess.PIPE, text=True, env=env)
              for r in range(ranks)]
-    return max(float(p.communicate()[0]) for p in procs)
+    return [tuple(map(float, p.communicate()[0].split())) for p in procs]
 
 
 def measured(text, ranks, batch):
+    """Rank 0's (mean, fastest) wall seconds per step and processor seconds
+    per step outside the polling in waits; collective calls per step."""
     path = f"{build}/floor-{ranks}.mlir"
     open(path, "w").write(text)
-    out = subprocess.run([run, path, "--steps", str(REPEAT),
+    out = subprocess.run([run, path, "--steps", str(REPEAT + 1),
                           f"--batch-collectives={'true' if batch else 'false'}"],
                          text=True, capture_output=True, env=env).stdout
-    m = re.search(r"compiled step ([0-9.]+) s/step", out)
+    m = re.search(r"([0-9.]+) s/step after the first, fastest ([0-9.]+) s", out)
     calls = re.search(r"collective calls per rank per step: r0=([0-9.]+)", out)
-    assert m and calls and "PASS" in out, out
-    return float(m.group(1)), float(calls.group(1))
+    cpu = re.search(r"processor time per rank \(s/step after the first; all, "
+                    r"and polling in waits\): r0=([0-9.]+)/([0-9.]+)", out)
+    assert m and calls and cpu and "PASS" in out, out
+    return (float(m.group(1)), float(m.group(2)),
+            float(cpu.group(1)) - float(cpu.group(2)), float(calls.group(1)))
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 two = example.replace("[dp = 2, tp = 2]", "[dp = 2, tp = 1]")
-print("%-6s %10s %10s %10s %8s %8s %7s %7s" % (
-    "ranks", "batched s", "rooted s", "floor s", "x_floor", "x_floor_r",
-    "calls", "calls_r"))
-all_shapes = sum(owners(example).values(), [])
-print("%-6d %10s %10s %10.4f" % (1, "-", "-", floor({0: all_shapes}, 1)))
-for ranks, text in ((2, two), (4, example)):
-    (b, bc), (r, rc) = measured(text, ranks, True), measured(text, ranks, False)
-    fl = floor(owners(text), ranks)
-    print("%-6d %10.4f %10.4f %10.4f %8.3f %8.3f %7.0f %7.0f" % (
-        ranks, b, r, fl, b / fl, r / fl, bc, rc))
+configs = [(2, two, owners(two)), (4, example, owners(example))]
+all_shapes = sum(configs[1][2].values(), [])
+print("1 rank (one process, all the Newton-Schulz): %.4f s" %
+      floor({0: all_shapes}, 1)[0][0])
+columns = ("x_floor", "x_floor_r", "best_x", "best_x_r", "cpu_x", "cpu_x_r")
+print(("%-5s %-5s" + " %9s" * 3 + " %9s" * len(columns) + " %6s %6s") % (
+    ("ranks", "trial", "batched", "rooted", "floor") + columns +
+    ("calls", "calls_r")))
+ratios = {ranks: {c: [] for c in columns} for ranks, _, _ in configs}
+for trial in range(TRIALS):
+    for ranks, text, per_rank in configs:
+        parts = {"floor": lambda: floor(per_rank, ranks),
+                 "batched": lambda: measured(text, ranks, True),
+                 "rooted": lambda: measured(text, ranks, False)}
+        order = list(parts)[trial % 3:] + list(parts)[:trial % 3]
+        got = {name: parts[name]() for name in order}
+        procs, b, r = got["floor"], got["batched"], got["rooted"]
+        wall = max(p[0] for p in procs)
+        fastest = max(p[2] for p in procs)
+        cpu = procs[0][1]
+        row = dict(zip(columns, (b[0] / wall, r[0] / wall, b[1] / fastest,
+                                 r[1] / fastest, b[2] / cpu, r[2] / cpu)))
+        for c in columns:
+            ratios[ranks][c].append(row[c])
+        print(("%-5d %-5d" + " %9.4f" * 3 + " %9.3f" * len(columns) +
+               " %6.0f %6.0f") % ((ranks, trial, b[0], r[0], wall) +
+                                  tuple(row[c] for c in columns) +
+                                  (b[3], r[3])), flush=True)
+print("medians over %d trials:" % TRIALS)
+for ranks, _, _ in configs:
+    print(("%-5d %-5s" + " %9s" * 3 + " %9.3f" * len(columns)) % (
+        (ranks, "", "", "", "") +
+        tuple(median(ratios[ranks][c]) for c in columns)))

@@ -55,12 +55,15 @@ def barrier() -> None:
 def counters() -> dict:
     """This rank's runtime counters since the start or the last reset:
     Newton-Schulz calls, matrices and FLOPs (2mnk per product), collectives
-    started, bytes sent, and the most bytes compiled steps held at once in
-    buffers of their own (``heap_bytes_peak``)."""
-    calls, mats, flops, colls, sent, heap = _muon.counters()
+    started, bytes sent, the most bytes compiled steps held at once in
+    buffers of their own (``heap_bytes_peak``), and the time spent waiting
+    for collectives to complete: wall seconds (``wait_seconds``) and the
+    processor seconds of polling in those waits (``wait_cpu_seconds``)."""
+    calls, mats, flops, colls, sent, heap, wait, wait_cpu = _muon.counters()
     return {"ns_calls": calls, "ns_matrices": mats, "ns_flops": flops,
             "collectives": colls, "bytes_sent": sent,
-            "heap_bytes_peak": heap}
+            "heap_bytes_peak": heap, "wait_seconds": wait,
+            "wait_cpu_seconds": wait_cpu}
 
 
 def reset_counters() -> None:

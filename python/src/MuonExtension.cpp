@@ -518,8 +518,9 @@ NB_MODULE(_muon, m) {
   m.def("counters", []() {
     muon_rt_counters c;
     muon_rt_get_counters(&c);
-    return nb::make_tuple(c.ns_calls, c.ns_matrices, c.ns_flops,
-                          c.collectives, c.bytes_sent, c.heap_bytes_peak);
+    return nb::make_tuple(c.ns_calls, c.ns_matrices, c.ns_flops, c.collectives,
+                          c.bytes_sent, c.heap_bytes_peak, c.wait_seconds,
+                          c.wait_cpu_seconds);
   });
   m.def("reset_counters", []() { muon_rt_reset_counters(); });
 }

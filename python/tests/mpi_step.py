@@ -31,7 +31,8 @@ def main():
         P, M = step(P, G, M)
     c = muon.counters()
     np.savez(os.path.join(out, f"rank{r}.npz"),
-             ns_matrices=c["ns_matrices"],
+             ns_matrices=c["ns_matrices"], wait_seconds=c["wait_seconds"],
+             wait_cpu_seconds=c["wait_cpu_seconds"],
              **{f"p{i}": P[i] for i in range(n)},
              **{f"m{i}": M[i] for i in range(n)})
 

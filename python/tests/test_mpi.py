@@ -54,6 +54,12 @@ def test_every_layout_matches_the_reference(tmp_path, mesh, ranks):
                                        err_msg=f"{name} {kind}")
     done = sum(int(local[r]["ns_matrices"]) for r in range(ranks))
     assert done == STEPS * matrices
+    # Every rank waited for collectives; a wait's polling is part of its
+    # wall time.
+    for r in range(ranks):
+        wait, cpu = (float(local[r][k]) for k in ("wait_seconds",
+                                                  "wait_cpu_seconds"))
+        assert 0 < wait and 0 <= cpu <= wait + 1e-3, (r, wait, cpu)
 
 
 def test_a_wrong_shard_names_rank_and_tensor(tmp_path):

@@ -82,6 +82,18 @@ def test_step_buffers_are_counted():
     assert largest <= peak < 4 * total
 
 
+def test_wait_counters():
+    # One rank has no peer to wait for: the counters are there and zero
+    # after a reset and a step; a wait's polling never exceeds its wall time.
+    step = muon.compile(one_rank_step().build())
+    z = [np.zeros(s, np.float32) for s in SHAPES.values()]
+    muon.reset_counters()
+    step(z, z, z)
+    c = muon.counters()
+    assert 0 <= c["wait_cpu_seconds"] <= c["wait_seconds"] + 1e-3
+    assert c["wait_seconds"] < 1.0
+
+
 def test_out_buffers_overlapping_arguments_are_refused():
     step = muon.compile(one_rank_step().build())
     args = [np.zeros(s, np.float32) for _ in range(3)

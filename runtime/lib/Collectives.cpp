@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <thread>
@@ -44,9 +45,16 @@ namespace {
 std::map<int64_t, Request> requests;
 int64_t nextRequest = 1;
 
+double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void waitFor(Request &r) {
   using clock = std::chrono::steady_clock;
   auto start = clock::now();
+  double cpuStart = threadCpuSeconds();
   double limit = timeoutSeconds();
   for (int spins = 0;; ++spins) {
     std::string error;
@@ -73,6 +81,9 @@ void waitFor(Request &r) {
                 " s (MUON_RT_TIMEOUT_S): a peer did not take part (dead, "
                 "hung, or in a different collective)");
   }
+  muon_rt_counters &c = counters();
+  c.wait_seconds += std::chrono::duration<double>(clock::now() - start).count();
+  c.wait_cpu_seconds += threadCpuSeconds() - cpuStart;
   if (r.finish)
     r.finish();
   if (tracing())

@@ -115,6 +115,8 @@ extern "C" {
 
 void muon_rt_init(int *argc, char ***argv) { startBackend(argc, argv); }
 
+void muon_rt_reuse_freed_buffers(void) { reuseFreedBuffers(); }
+
 void muon_rt_finalize(void) {
   if (theBackend)
     theBackend->finalize();

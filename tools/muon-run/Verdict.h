@@ -33,6 +33,9 @@ struct Timing {
   /// The first step alone: it also pays one-time set-up (GPU context and
   /// libraries, communicators), which the later steps do not.
   double firstStepSeconds = 0;
+  /// The fastest step after the first: on a machine shared with other
+  /// work, the least disturbed one.
+  double fastestLaterStepSeconds = 0;
   /// The launcher's one compile for every rank (0: each rank compiled).
   double launcherCompileSeconds = 0;
   /// The launcher took the compiled step from the cache.
@@ -40,8 +43,11 @@ struct Timing {
 };
 
 /// Counters each rank reports: NS calls, NS matrices, NS FLOPs, collective
-/// calls (all since the first step).
-constexpr int kCountersPerRank = 5;
+/// calls (all since the first step), the step buffers' peak bytes, and over
+/// the steps after the first: the compiled step's processor seconds (every
+/// thread of the process), the processor seconds of it spent polling in
+/// waits for collectives, and the wall seconds of those waits.
+constexpr int kCountersPerRank = 8;
 
 /// Rank 0: prints the per-parameter errors of `p`, `m` against the
 /// reference `refP`, `refM`, the counters (kCountersPerRank per rank) with

@@ -90,6 +90,12 @@ enum {
 /* Initialises the backend (MUON_RT_BACKEND, default "mpi") from the launcher's
  * environment. Idempotent; compiled code calls it implicitly. */
 void muon_rt_init(int *argc, char ***argv);
+/* Keeps freed buffers in the process's heap for the next step instead of
+ * returning them to the kernel (glibc's mmap and trim thresholds; no-op
+ * with MUON_RT_MALLOC_REUSE=0 or another libc). muon_rt_init calls it; a
+ * process that calls the runtime's kernels without a backend (a benchmark)
+ * calls it to allocate as a step does. */
+void muon_rt_reuse_freed_buffers(void);
 /* Finalises the backend. Call once, after the last step. */
 void muon_rt_finalize(void);
 int64_t muon_rt_world_rank(void);
@@ -331,6 +337,11 @@ typedef struct {
    * provides): bytes held now, and the most held at once. */
   int64_t heap_bytes_live;
   int64_t heap_bytes_peak;
+  /* Waiting for collectives to complete (muon_rt_wait and blocking calls):
+   * wall seconds, and the processor seconds the waiting thread spent
+   * polling in them. */
+  double wait_seconds;
+  double wait_cpu_seconds;
 } muon_rt_counters;
 
 void muon_rt_get_counters(muon_rt_counters *out);
