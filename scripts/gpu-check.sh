@@ -14,7 +14,9 @@
 # options (default "--sweep --fp32"); MUON_GPU_CHECK_QUICK=1 skips that
 # benchmark, the per-kernel profile (bench/gpu/ns_profile.py) and
 # bench/gpu/ns_stack_ab.sh (a re-check after a change that
-# cannot move them). Exit status: non-zero when a check
+# cannot move them). MUON_GPU_FLOOR_TRIALS (default 2, 0 skips) sets the
+# trials of bench/cpu/floor.py, the CPU step against its no-communication
+# floor on this machine's quiet cores. Exit status: non-zero when a check
 # failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -234,6 +236,24 @@ if [ -n "$muonrun" ]; then
   else
     MUON_RUN=$muonrun bash "$root/bench/gpu/ns_stack_ab.sh" 2 >"$report/bench-ns-stack.log" 2>&1 || status=1
     cat "$report/bench-ns-stack.log" | tee -a "$summary"
+  fi
+fi
+# The CPU step on this machine's cores, which (unlike a shared 2-core
+# developer machine) other work does not take: its overhead over the
+# no-communication floor. MUON_GPU_FLOOR_TRIALS trials (default 2; 0 skips).
+trials=${MUON_GPU_FLOOR_TRIALS:-2}
+if [ -n "$muonrun" ] && [ "$trials" != 0 ]; then
+  say "== the CPU step against its no-communication floor (bench/cpu/floor.py, $trials trials)"
+  bin=$(dirname "$muonrun")
+  floor_args=(--trials "$trials")
+  [ -f "$bin/../floor-owners.json" ] &&
+    floor_args+=(--bin "$bin" --owners "$bin/../floor-owners.json")
+  if [ -x "$bin/muon-bench-ns-work" ] || [ -x "$root/build/bin/muon-opt" ]; then
+    PYTHONUNBUFFERED=1 python3 "$root/bench/cpu/floor.py" "${floor_args[@]}" \
+        >"$report/bench-floor.log" 2>&1 || status=1
+    tee -a "$summary" <"$report/bench-floor.log"
+  else
+    say "skipped: the bundle has no muon-bench-ns-work (made before it carried one)"
   fi
 fi
 say "== gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"

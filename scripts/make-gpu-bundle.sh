@@ -39,6 +39,12 @@ cp lib/libmuon_runtime.so lib/libmuon_runtime_cuda.so "$stage/lib/"
 # The runtime's collectives on device buffers, checked on data by
 # scripts/gpu-check.sh (it needs only libmuon_runtime.so).
 cp bin/muon-runtime-collectives-check "$stage/bin/"
+# The CPU step against its no-communication floor on the GPU machine's
+# quiet cores (bench/cpu/floor.py --bin --owners): the floor's program and
+# the owners' shapes, which need muon-opt (not bundled) to compute.
+cmake --build . --target muon-bench-ns-work >/dev/null
+cp bin/muon-bench-ns-work "$stage/bin/"
+python3 "$root/bench/cpu/floor.py" "$build" --write-owners "$stage/floor-owners.json"
 # memrefCopy, the C runner utility compiled steps call, is in the runtime.
 for dep in libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
   cp -L "$(ldconfig -p | awk -v d=$dep '$1 == d && !found {print $NF; found = 1}')" "$stage/lib/$dep"

@@ -28,19 +28,39 @@ A trial measures the floor, the batched and the rooted step back to back
 (in a rotating order); the medians over trials are printed last.
 
     python3 bench/cpu/floor.py [build dir] [--trials N]   (default 5)
+
+Where there is no build (a GPU machine), a bundle made by
+scripts/make-gpu-bundle.sh carries the two programs and the owners
+(--write-owners at bundling): --bin BUNDLE/bin --owners
+BUNDLE/floor-owners.json; scripts/gpu-check.sh runs it that way.
 """
-import argparse, os, re, subprocess
+import argparse, json, os, re, subprocess, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument("build", nargs="?", default=os.path.join(root, "build"))
 parser.add_argument("--trials", type=int, default=5)
+parser.add_argument("--bin", help="take muon-run and muon-bench-ns-work from "
+                    "this directory (a GPU bundle's bin) instead of the build; "
+                    "needs --owners")
+parser.add_argument("--owners", help="the owners' shapes per rank, as "
+                    "--write-owners wrote them (instead of asking muon-opt)")
+parser.add_argument("--write-owners", metavar="FILE",
+                    help="write the owners' shapes per rank for 2 and 4 "
+                    "ranks as JSON and stop")
 args = parser.parse_args()
 build, TRIALS = args.build, args.trials
-subprocess.run(["cmake", "--build", build, "--target", "muon-bench-ns-work"],
-               check=True, stdout=subprocess.DEVNULL)
-opt, run = f"{build}/bin/muon-opt", f"{build}/bin/muon-run"
-work = f"{build}/bin/muon-bench-ns-work"
+if args.bin and not args.owners:
+    parser.error("--bin needs --owners (muon-opt is not in a bundle)")
+if not args.bin:
+    subprocess.run(["cmake", "--build", build, "--target", "muon-bench-ns-work"],
+                   check=True, stdout=subprocess.DEVNULL)
+bindir = args.bin or f"{build}/bin"
+opt, run = f"{build}/bin/muon-opt", f"{bindir}/muon-run"
+work = f"{bindir}/muon-bench-ns-work"
+# Steps written for muon-run go next to the binaries' build, or to a
+# temporary directory with --bin.
+scratch = tempfile.mkdtemp() if args.bin else build
 example = open(f"{root}/examples/llama-tp-fsdp.mlir").read()
 env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 REPEAT = 3
@@ -70,7 +90,7 @@ def floor(per_rank, ranks):
 def measured(text, ranks, batch):
     """Rank 0's (mean, fastest) wall seconds per step and processor seconds
     per step outside the polling in waits; collective calls per step."""
-    path = f"{build}/floor-{ranks}.mlir"
+    path = f"{scratch}/floor-{ranks}.mlir"
     open(path, "w").write(text)
     out = subprocess.run([run, path, "--steps", str(REPEAT + 1),
                           f"--batch-collectives={'true' if batch else 'false'}"],
@@ -90,7 +110,16 @@ def median(values):
 
 
 two = example.replace("[dp = 2, tp = 2]", "[dp = 2, tp = 1]")
-configs = [(2, two, owners(two)), (4, example, owners(example))]
+if args.owners:
+    saved = json.load(open(args.owners))
+    per_ranks = {n: {int(r): v for r, v in saved[str(n)].items()}
+                 for n in (2, 4)}
+else:
+    per_ranks = {2: owners(two), 4: owners(example)}
+if args.write_owners:
+    json.dump(per_ranks, open(args.write_owners, "w"))
+    raise SystemExit(0)
+configs = [(2, two, per_ranks[2]), (4, example, per_ranks[4])]
 all_shapes = sum(configs[1][2].values(), [])
 print("1 rank (one process, all the Newton-Schulz): %.4f s" %
       floor({0: all_shapes}, 1)[0][0])
