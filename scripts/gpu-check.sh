@@ -242,18 +242,29 @@ fi
 # developer machine) other work does not take: its overhead over the
 # no-communication floor. MUON_GPU_FLOOR_TRIALS trials (default 2; 0 skips).
 trials=${MUON_GPU_FLOOR_TRIALS:-2}
-if [ -n "$muonrun" ] && [ "$trials" != 0 ]; then
+if ! [[ "$trials" =~ ^[0-9]+$ ]]; then
+  say "MUON_GPU_FLOOR_TRIALS=$trials is not a number of trials"; status=1
+  trials=0
+fi
+trials=$((10#$trials))
+if [ -n "$muonrun" ] && [ "$trials" -gt 0 ]; then
   say "== the CPU step against its no-communication floor (bench/cpu/floor.py, $trials trials)"
   bin=$(dirname "$muonrun")
   floor_args=(--trials "$trials")
-  [ -f "$bin/../floor-owners.json" ] &&
+  # A bundle carries the floor's program and the owners' shapes; a full
+  # build computes both itself.
+  ready=1
+  if [ -f "$bin/../floor-owners.json" ] && [ -x "$bin/muon-bench-ns-work" ]; then
     floor_args+=(--bin "$bin" --owners "$bin/../floor-owners.json")
-  if [ -x "$bin/muon-bench-ns-work" ] || [ -x "$root/build/bin/muon-opt" ]; then
+  elif [ ! -x "$root/build/bin/muon-opt" ]; then
+    ready=0
+  fi
+  if [ $ready -eq 1 ]; then
     PYTHONUNBUFFERED=1 python3 "$root/bench/cpu/floor.py" "${floor_args[@]}" \
         >"$report/bench-floor.log" 2>&1 || status=1
     tee -a "$summary" <"$report/bench-floor.log"
   else
-    say "skipped: the bundle has no muon-bench-ns-work (made before it carried one)"
+    say "skipped: the bundle has no muon-bench-ns-work and floor-owners.json (made before it carried them)"
   fi
 fi
 say "== gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"

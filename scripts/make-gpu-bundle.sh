@@ -6,6 +6,8 @@
 # it was built with, and Open MPI (mpirun, its libraries and the plugins
 # that need nothing beyond them), relocated with OPAL_PREFIX: GPU images
 # rarely have MPI. The CUDA driver and cuBLAS come from the target machine.
+# Also muon-bench-ns-work and floor-owners.json, for bench/cpu/floor.py on
+# the GPU machine's CPU cores.
 # With MUON_BUNDLE_PYTHON=PYTHON also the Python package, built for that
 # Python (scripts/bundle-python-extension.sh: e.g. a Python 3.12 with
 # nanobind, for GPU machines whose python3 with PyTorch is 3.12).

@@ -18,11 +18,13 @@ Three ratios per trial, each step over its floor:
 - best_x: the fastest step over the fastest repetition (per process, then
   the slowest process): on a machine shared with other work, the least
   disturbed of each;
-- cpu_x: rank 0's processor seconds per step outside its polling in waits
-  for collectives (muon-run's "processor time" line) over floor process
-  0's processor seconds per repetition (the same owner's work): what the
-  step adds to that rank's Newton-Schulz. Time other work takes from our
-  processes is not in it, nor waiting for a slower rank.
+- cpu_x: rank 0's processor seconds per step outside its waits for
+  collectives (muon-run's "processor time" line, less the polling; the
+  copies MPI makes inside its test calls there are left out too) over
+  floor process 0's processor seconds per repetition (the same owner's
+  work): what the step adds to that rank's Newton-Schulz. Waiting for a
+  slower rank is not in it, and time other work takes from our processes
+  moves it less than the wall-time ratios.
 
 A trial measures the floor, the batched and the rooted step back to back
 (in a rotating order); the medians over trials are printed last.
@@ -50,6 +52,8 @@ parser.add_argument("--write-owners", metavar="FILE",
                     "ranks as JSON and stop")
 args = parser.parse_args()
 build, TRIALS = args.build, args.trials
+if TRIALS < 1:
+    parser.error("--trials must be at least 1")
 if args.bin and not args.owners:
     parser.error("--bin needs --owners (muon-opt is not in a bundle)")
 if not args.bin:
