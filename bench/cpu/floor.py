@@ -37,6 +37,7 @@ scripts/make-gpu-bundle.sh carries the two programs and the owners
 BUNDLE/floor-owners.json; scripts/gpu-check.sh runs it that way.
 """
 import argparse, json, os, re, subprocess, tempfile
+from statistics import median
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -106,11 +107,6 @@ def measured(text, ranks, batch):
     assert m and calls and cpu and "PASS" in out, out
     return (float(m.group(1)), float(m.group(2)),
             float(cpu.group(1)) - float(cpu.group(2)), float(calls.group(1)))
-
-
-def median(values):
-    v = sorted(values)
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 two = example.replace("[dp = 2, tp = 2]", "[dp = 2, tp = 1]")
