@@ -14,13 +14,18 @@
 using namespace muon;
 using namespace muon::plan;
 
-std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
-                                                  int64_t prefetch) {
+std::vector<plan::RoundAction>
+plan::roundProgram(const std::vector<size_t> &groups, int64_t prefetch) {
   using A = RoundAction;
   std::vector<A> out;
-  size_t r = numRounds;
+  size_t r = groups.size();
   size_t k =
       std::min<size_t>(static_cast<size_t>(std::max<int64_t>(0, prefetch)), r);
+  // An action on round i's redistributes, once per release group.
+  auto redistributes = [&](A::Kind kind, size_t i) {
+    for (size_t g = 0; g < std::max<size_t>(1, groups[i]); ++g)
+      out.push_back({kind, i, g});
+  };
   for (size_t j = 0; j < k; ++j)
     out.push_back({A::StartGathers, j});
   for (size_t i = 0; i < r; ++i) {
@@ -37,17 +42,130 @@ std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
     if (k > 0 && i + 1 < r)
       out.push_back({A::AdvanceGathers, i + 1});
     if (k > 0 && i > 0)
-      out.push_back({A::AdvanceRedistributes, i - 1});
-    out.push_back({A::Orthogonalise, i});
-    out.push_back({A::StartRedistributes, i});
+      redistributes(A::AdvanceRedistributes, i - 1);
+    size_t n = std::max<size_t>(1, groups[i]);
+    for (size_t g = 0; g < n; ++g) {
+      out.push_back({A::Orthogonalise, i, g});
+      out.push_back({A::StartRedistributes, i, g});
+      // A group's second level leaves before the next group's
+      // Newton-Schulz, for the same reason.
+      if (g + 1 < n)
+        out.push_back({A::AdvanceRedistributes, i, g});
+    }
     if (k == 0)
-      out.push_back({A::CompleteRedistributes, i});
+      redistributes(A::CompleteRedistributes, i);
     else if (i > 0)
-      out.push_back({A::CompleteRedistributes, i - 1});
+      redistributes(A::CompleteRedistributes, i - 1);
   }
   if (k > 0 && r > 0)
-    out.push_back({A::CompleteRedistributes, r - 1});
+    redistributes(A::CompleteRedistributes, r - 1);
   return out;
+}
+
+std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
+                                                  int64_t prefetch) {
+  return roundProgram(std::vector<size_t>(numRounds, 1), prefetch);
+}
+
+std::vector<std::vector<std::vector<size_t>>>
+plan::releaseGroups(const std::vector<std::vector<size_t>> &rounds,
+                    const std::vector<RoundParam> &params,
+                    const std::vector<int64_t> &owners,
+                    const std::vector<double> &cost, const CostModel &model,
+                    int64_t prefetch, bool batch) {
+  std::vector<std::vector<std::vector<size_t>>> result;
+  for (const std::vector<size_t> &round : rounds) {
+    std::vector<std::vector<size_t>> &groups = result.emplace_back();
+    groups.push_back(round);
+    if (prefetch <= 0 || !batch)
+      continue;
+    std::map<int64_t, double> work;
+    for (size_t p : round)
+      work[owners[p]] += cost[p];
+    double anchor = 0;
+    for (const auto &[owner, w] : work)
+      anchor = std::max(anchor, w);
+    std::vector<size_t> early, late;
+    for (size_t p : round)
+      (work[owners[p]] <= anchor / 2 ? early : late).push_back(p);
+    if (early.empty() || late.empty())
+      continue;
+    auto nsStepOf = [&](size_t p) {
+      const std::vector<CommStep> &steps = *params[p].steps;
+      return static_cast<size_t>(
+          std::find_if(steps.begin(), steps.end(),
+                       [](const CommStep &s) {
+                         return s.kind == CommStep::Kind::NewtonSchulz;
+                       }) -
+          steps.begin());
+    };
+    // Every step of E after Newton-Schulz asynchronous: a blocking one
+    // would hold its members until E's owners release.
+    bool async = std::all_of(early.begin(), early.end(), [&](size_t p) {
+      const std::vector<CommStep> &steps = *params[p].steps;
+      for (size_t s = nsStepOf(p) + 1; s < steps.size(); ++s)
+        if (!batchable(steps[s]))
+          return false;
+      return true;
+    });
+    if (!async)
+      continue;
+    // The ranks of E's first level after Newton-Schulz, and those of L's
+    // Newton-Schulz, as coordinate patterns (-1: any); two patterns share
+    // a rank when they agree wherever both pin an axis.
+    std::vector<RoundParam> earlyParams;
+    for (size_t p : early)
+      earlyParams.push_back(params[p]);
+    std::vector<std::vector<int64_t>> firstLevel;
+    for (const RoundCall &call :
+         roundCalls(earlyParams, /*afterNs=*/true, batch))
+      if (call.level == 0) {
+        auto [i, s] = call.items.front();
+        firstLevel.push_back(participants(*earlyParams[i].plan,
+                                          (*earlyParams[i].steps)[s],
+                                          earlyParams[i].ownerCoords));
+      }
+    auto share = [](const std::vector<int64_t> &a,
+                    const std::vector<int64_t> &b) {
+      for (size_t x = 0; x < a.size(); ++x)
+        if (a[x] >= 0 && b[x] >= 0 && a[x] != b[x])
+          return false;
+      return true;
+    };
+    bool heldUp = std::any_of(late.begin(), late.end(), [&](size_t p) {
+      size_t ns = nsStepOf(p);
+      if (ns >= params[p].steps->size())
+        return false;
+      std::vector<int64_t> nsRanks = participants(
+          *params[p].plan, (*params[p].steps)[ns], params[p].ownerCoords);
+      return std::any_of(firstLevel.begin(), firstLevel.end(),
+                         [&](const std::vector<int64_t> &call) {
+                           return share(call, nsRanks);
+                         });
+    });
+    if (heldUp)
+      continue;
+    size_t levels = 0;
+    for (const RoundCall &call :
+         roundCalls(earlyParams, /*afterNs=*/true, batch))
+      levels = std::max(levels, call.level + 1);
+    std::map<int64_t, double> resultBytes;
+    for (size_t p : early)
+      for (auto [rows, cols] : nsMatrices(*params[p].plan))
+        resultBytes[owners[p]] += static_cast<double>(rows) *
+                                  static_cast<double>(cols) *
+                                  model.bytesPerElement;
+    double most = 0;
+    for (const auto &[owner, bytes] : resultBytes)
+      most = std::max(most, bytes);
+    double fastest =
+        std::max(model.intraNode.bandwidth, model.interNode.bandwidth);
+    double latency = std::max(model.intraNode.latency, model.interNode.latency);
+    if (most / fastest <= static_cast<double>(levels) * latency)
+      continue;
+    groups = {std::move(early), std::move(late)};
+  }
+  return result;
 }
 
 std::vector<std::vector<size_t>>
@@ -489,6 +607,18 @@ struct ScheduleEstimator::Steps {
   int64_t stackBytes = 0;
 };
 
+std::vector<std::vector<std::vector<size_t>>>
+ScheduleEstimator::releaseGroupsOf(
+    const std::vector<std::vector<size_t>> &rounds, int64_t prefetch,
+    bool batch) const {
+  std::vector<RoundParam> params;
+  for (size_t p = 0; p < steps->owned.size(); ++p)
+    params.push_back({&steps->params[p].plan, &steps->owned[p].steps,
+                      steps->owned[p].ownerCoords});
+  return releaseGroups(rounds, params, steps->owners, steps->cost, steps->model,
+                       prefetch, batch);
+}
+
 ScheduleEstimator::ScheduleEstimator(
     const std::vector<ParamCostInput> &params, const layout::Mesh &mesh,
     int64_t nsSteps, const CostModel &model)
@@ -797,12 +927,21 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       advance(ph);
     waitFor(ph);
   };
-  auto phase = [&](size_t i, bool afterNs) {
-    return PhaseRun{phaseOps(ops, steps->params, steps->mesh, rounds[i],
-                             afterNs, /*naive=*/false, batch)};
+  auto phase = [&](const std::vector<size_t> &params, bool afterNs) {
+    return PhaseRun{phaseOps(ops, steps->params, steps->mesh, params, afterNs,
+                             /*naive=*/false, batch)};
   };
-  std::vector<PhaseRun> gathers(rounds.size()), after(rounds.size());
-  for (const RoundAction &a : roundProgram(rounds.size(), prefetch)) {
+  std::vector<std::vector<std::vector<size_t>>> releases =
+      releaseGroupsOf(rounds, prefetch, batch);
+  std::vector<size_t> groups;
+  for (const std::vector<std::vector<size_t>> &g : releases)
+    groups.push_back(g.size());
+  sim.est.releaseGroups = groups;
+  std::vector<PhaseRun> gathers(rounds.size());
+  std::vector<std::vector<PhaseRun>> after(rounds.size());
+  for (size_t i = 0; i < rounds.size(); ++i)
+    after[i].resize(groups[i]);
+  for (const RoundAction &a : roundProgram(groups, prefetch)) {
     const std::vector<size_t> &round = rounds[a.round];
     switch (a.kind) {
     case RoundAction::StartGathers:
@@ -810,7 +949,7 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
         for (size_t j = 0; j < ops[p].before.size(); ++j)
           if (ops[p].steps[j].kind == CommStep::Kind::ReduceGrad)
             issue(ops[p].before[j], {p}, /*async=*/false);
-      gathers[a.round] = phase(a.round, false);
+      gathers[a.round] = phase(round, false);
       advance(gathers[a.round]);
       break;
     case RoundAction::AdvanceGathers:
@@ -820,18 +959,18 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       complete(gathers[a.round]);
       break;
     case RoundAction::Orthogonalise:
-      for (size_t p : round)
+      for (size_t p : releases[a.round][a.group])
         sim.compute(ops[p].ns, ready[p]);
       break;
     case RoundAction::StartRedistributes:
-      after[a.round] = phase(a.round, true);
-      advance(after[a.round]);
+      after[a.round][a.group] = phase(releases[a.round][a.group], true);
+      advance(after[a.round][a.group]);
       break;
     case RoundAction::AdvanceRedistributes:
-      advance(after[a.round]);
+      advance(after[a.round][a.group]);
       break;
     case RoundAction::CompleteRedistributes:
-      complete(after[a.round]);
+      complete(after[a.round][a.group]);
       break;
     }
   }

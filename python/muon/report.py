@@ -68,7 +68,8 @@ class StepReport:
     params: List[ParamReport]
     ranks: List[RankReport]
     balance: float         #: max / mean Newton-Schulz load
-    #: kind ("rounds" or "sequential"), rounds, prefetch, ns_stack_bytes,
+    #: kind ("rounds" or "sequential"), rounds, prefetch,
+    #: early_release_rounds, ns_stack_bytes,
     #: collectives_per_rank (and _unbatched), est_step_us
     schedule: Dict[str, object]
     #: With ``report(schedules=True)``: one dict per schedule (schedule,

@@ -147,6 +147,111 @@ TEST(RoundProgram, PrefetchStartsRoundsAheadAndCompletesOneBehind) {
   EXPECT_EQ(program(1, 1), "S0 C0 N0 R0 F0 ");
 }
 
+/// roundProgram of rounds with release groups: N, R, D and F name the
+/// round and the group ("N0.1").
+std::string groupedProgram(const std::vector<size_t> &groups,
+                           int64_t prefetch) {
+  std::string out;
+  for (const RoundAction &a : roundProgram(groups, prefetch)) {
+    out += "SACNRDF"[a.kind];
+    out += std::to_string(a.round);
+    if (a.kind >= RoundAction::Orthogonalise)
+      out += "." + std::to_string(a.group);
+    out += " ";
+  }
+  return out;
+}
+
+TEST(RoundProgram, ReleaseGroupsLeaveOneAfterAnother) {
+  // One round of two groups: group 0's redistributes start, and go a level
+  // further, before group 1's Newton-Schulz; both complete at the end.
+  EXPECT_EQ(groupedProgram({2}, 1),
+            "S0 C0 N0.0 R0.0 D0.0 N0.1 R0.1 F0.0 F0.1 ");
+  // A split round followed by another advances and completes both groups.
+  EXPECT_EQ(groupedProgram({2, 1}, 1),
+            "S0 S1 C0 A1 N0.0 R0.0 D0.0 N0.1 R0.1 "
+            "C1 D0.0 D0.1 N1.0 R1.0 F0.0 F0.1 F1.0 ");
+  // One group per round is the plain program (PrefetchStarts... above).
+  EXPECT_EQ(groupedProgram({1, 1, 1}, 1),
+            "S0 S1 C0 A1 N0.0 R0.0 S2 C1 A2 D0.0 N1.0 R1.0 F0.0 "
+            "C2 D1.0 N2.0 R2.0 F1.0 F2.0 ");
+  EXPECT_EQ(groupedProgram({1, 1}, 0),
+            "S0 C0 N0.0 R0.0 F0.0 S1 C1 N1.0 R1.0 F1.0 ");
+}
+
+/// HSDP on [rep = 2, dp = 2]: `small` 4x2 matrices (80 FLOPs of
+/// Newton-Schulz each) and `large` 8x4 ones (640), owned by `owners` in
+/// that order.
+struct Hsdp {
+  Mesh mesh{{"rep", "dp"}, {2, 2}};
+  std::vector<ParamCostInput> params;
+  std::vector<std::vector<CommStep>> steps;
+  std::vector<int64_t> owners;
+  std::vector<double> cost;
+
+  Hsdp(size_t small, std::vector<int64_t> ownersOf) : owners(ownersOf) {
+    for (size_t i = 0; i < owners.size(); ++i) {
+      std::vector<int64_t> shape =
+          i < small ? std::vector<int64_t>{4, 2} : std::vector<int64_t>{8, 4};
+      params.push_back(param(mesh, shape,
+                             {Placement::replicate(), Placement::shard(0)},
+                             owners[i], "p" + std::to_string(i)));
+      steps.push_back(planSteps(params.back().plan, params.back().layout,
+                                params.back().gradLayout, mesh, owners[i]));
+      cost.push_back(
+          ownerFlops(params.back().plan, shape, params.back().layout, mesh, 1));
+    }
+  }
+
+  std::vector<std::vector<std::vector<size_t>>>
+  groups(int64_t prefetch, bool batch = true,
+         const CostModel &model = unitModel()) {
+    std::vector<RoundParam> round;
+    for (size_t i = 0; i < params.size(); ++i)
+      round.push_back(
+          {&params[i].plan, &steps[i], mesh.coords(params[i].owner)});
+    std::vector<size_t> all(params.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    return releaseGroups({all}, round, owners, cost, model, prefetch, batch);
+  }
+};
+
+using Groups = std::vector<std::vector<std::vector<size_t>>>;
+
+TEST(ReleaseGroups, LighterOwnersFirstWhenNothingHoldsTheOthersUp) {
+  // Ranks 0 and 1 (replica 0) orthogonalise the small matrices, ranks 2
+  // and 3 (replica 1) the large ones: replica 0's scatters after
+  // Newton-Schulz involve no rank of replica 1.
+  Hsdp h(2, {0, 1, 2, 3});
+  EXPECT_EQ(h.groups(1), (Groups{{{0, 1}, {2, 3}}}));
+  // Blocking or unbatched calls: one group.
+  EXPECT_EQ(h.groups(0), (Groups{{{0, 1, 2, 3}}}));
+  EXPECT_EQ(h.groups(1, /*batch=*/false), (Groups{{{0, 1, 2, 3}}}));
+  // Results too small to repay the extra calls: E's largest owner sends 8
+  // bytes (8 s at 1 byte/s); its two levels after Newton-Schulz (scatter,
+  // broadcast) cost 2 latencies.
+  CostModel slow = unitModel();
+  slow.intraNode.latency = slow.interNode.latency = 4;
+  EXPECT_EQ(h.groups(1, true, slow), (Groups{{{0, 1, 2, 3}}}));
+  slow.intraNode.latency = slow.interNode.latency = 3.9;
+  EXPECT_EQ(h.groups(1, true, slow), (Groups{{{0, 1}, {2, 3}}}));
+}
+
+TEST(ReleaseGroups, OneGroupWhenALargeOwnerWouldWait) {
+  // Rank 1 orthogonalises a large matrix and takes part in replica 0's
+  // scatter of rank 0's small result: waiting for it before its own
+  // Newton-Schulz would hold it up.
+  EXPECT_EQ(Hsdp(1, {0, 1}).groups(1), (Groups{{{0, 1}}}));
+  // Equal work: nothing is lighter.
+  EXPECT_EQ(Hsdp(0, {2, 3}).groups(1), (Groups{{{0, 1}}}));
+  // An owner at more than half of the largest stays with it: rank 0 does
+  // the small matrices p0..p4 (400 FLOPs), rank 2 the large p5 (640).
+  EXPECT_EQ(Hsdp(5, {0, 0, 0, 0, 0, 2}).groups(1),
+            (Groups{{{0, 1, 2, 3, 4, 5}}}));
+  EXPECT_EQ(Hsdp(4, {0, 0, 0, 0, 2}).groups(1), (Groups{{{0, 1, 2, 3}, {4}}}));
+}
+
 TEST(CostModelLinks, IntraNodeWhenEveryMemberSharesANode) {
   CostModel m; // 8 ranks per node
   auto bandwidth = [&](std::vector<int64_t> members) {
@@ -286,6 +391,34 @@ TEST(EstimateSchedule, ChainLevelsLeaveAtTheirProgramPoints) {
       estimateSchedule(params, mesh, 1, unitModel(), ScheduleKind::Rounds)
           .stepSeconds,
       152);
+}
+
+TEST(EstimateSchedule, EarlyResultsLeaveDuringTheLargeNewtonSchulz) {
+  Hsdp h(2, {0, 1, 2, 3});
+  Estimate e = estimateSchedule(h.params, h.mesh, 1, unitModel(),
+                                ScheduleKind::Rounds, 1, /*trace=*/true);
+  EXPECT_EQ(e.releaseGroups, (std::vector<size_t>{2}));
+  // Rank 2 runs p2's Newton-Schulz (80 s) while the small results reach
+  // it over rep; without the split they would leave after it.
+  double ns = startOf(e, 2, "newton_schulz p2");
+  double early = -1;
+  for (const TraceEvent &t : e.trace)
+    if (t.rank == 2 && t.lane == TraceEvent::Comm &&
+        t.name.rfind("broadcast", 0) == 0 && early < 0)
+      early = t.end;
+  ASSERT_GE(ns, 0);
+  ASSERT_GE(early, 0);
+  EXPECT_LT(early, ns + 80);
+  // Blocking: one broadcast batch of all four results after p2's
+  // Newton-Schulz. Here it takes as long as the one of the large results
+  // alone (replica 1's ranks send 32 bytes either way), so the step is
+  // no shorter: the gain shows where a link also receives the early
+  // results (bench/schedule's HSDP rows on 512 ranks).
+  Estimate blocking = estimateSchedule(h.params, h.mesh, 1, unitModel(),
+                                       ScheduleKind::Rounds, 0);
+  EXPECT_EQ(blocking.releaseGroups, (std::vector<size_t>{1}));
+  EXPECT_DOUBLE_EQ(e.stepSeconds, 147);
+  EXPECT_DOUBLE_EQ(blocking.stepSeconds, 147);
 }
 
 TEST(EstimateSchedule, GradientReductionsBlockWhereTheRoundStarts) {

@@ -13,6 +13,7 @@
 #ifndef MUON_PLAN_SCHEDULE_H
 #define MUON_PLAN_SCHEDULE_H
 
+#include "muon/Plan/Batch.h"
 #include "muon/Plan/ParamPlan.h"
 #include "muon/Plan/Trace.h"
 
@@ -80,6 +81,10 @@ struct RoundAction {
   };
   Kind kind;
   size_t round;
+  /// The release group (releaseGroups) of Orthogonalise and of the
+  /// Redistributes actions: each group's steps after Newton-Schulz are a
+  /// phase of their own. 0 for the gathers, which are the round's.
+  size_t group = 0;
 };
 
 /// The order muon-expand-step emits `numRounds` rounds in, and the
@@ -95,7 +100,15 @@ struct RoundAction {
 /// and the last round's second level after Newton-Schulz (an HSDP
 /// broadcast to the other replicas after the scatter). k = 0: each round
 /// starts, completes its gathers, is orthogonalised, and starts and
-/// completes its redistributes before the next one starts.
+/// completes its redistributes before the next one starts. A round of
+/// several release groups (`groups[i]` of them; releaseGroups) runs each
+/// group's Orthogonalise and StartRedistributes in turn, and advances a
+/// group's redistributes by a level before the next group's Newton-Schulz;
+/// the other actions on its redistributes apply to every group, in group
+/// order.
+std::vector<RoundAction> roundProgram(const std::vector<size_t> &groups,
+                                      int64_t prefetch);
+/// roundProgram of `numRounds` rounds of one release group each.
 std::vector<RoundAction> roundProgram(size_t numRounds, int64_t prefetch);
 
 /// Latency (seconds) and bandwidth (bytes per second) of one link.
@@ -122,6 +135,36 @@ struct CostModel {
   /// the intra-node one when they all share a node.
   Link linkFor(const std::vector<int64_t> &members) const;
 };
+
+/// The order each round's results leave in (docs/schedule.md, "Early
+/// release"): per round, its parameters in release groups, each group
+/// orthogonalised and its redistributes started before the next group's
+/// Newton-Schulz. One group (the round) unless the calls after
+/// Newton-Schulz are asynchronous (`prefetch` > 0 and `batch`) and all of
+/// these hold:
+/// - the owners whose Newton-Schulz cost in the round (`cost` summed per
+///   owner of `owners`) is at most half of the largest owner's form a first
+///   group E, the others a second group L, both non-empty;
+/// - every step after Newton-Schulz of E's parameters is batchable
+///   (asynchronous);
+/// - no rank that runs a Newton-Schulz of L takes part in a call of the
+///   first level after Newton-Schulz of E (plan::roundCalls, by
+///   participants), so that waiting for that level before L's
+///   Newton-Schulz holds up no rank of L;
+/// - the results of E's owner with the most (the nsMatrices of its E
+///   parameters, `model.bytesPerElement` each) take longer through the
+///   faster link than E's levels of calls after Newton-Schulz take in
+///   latency on the slower one: splitting adds that many calls, which only
+///   results that large repay.
+/// Then E's results leave while L's Newton-Schulz runs, instead of after
+/// it. `params` has one entry per parameter (indexed as in `rounds`); each
+/// group lists its parameters in index order.
+std::vector<std::vector<std::vector<size_t>>>
+releaseGroups(const std::vector<std::vector<size_t>> &rounds,
+              const std::vector<RoundParam> &params,
+              const std::vector<int64_t> &owners,
+              const std::vector<double> &cost, const CostModel &model,
+              int64_t prefetch, bool batch);
 
 /// One parameter as the estimate needs it.
 struct ParamCostInput {
@@ -156,6 +199,9 @@ struct Estimate {
   std::vector<int64_t> collectives; // per rank: collective calls
   std::vector<double> peakBytes;    // per rank: gathered matrices held at once
   std::vector<TraceEvent> trace;    // when asked for: every op on every rank
+  /// Per round of the schedule, its release groups (releaseGroups; empty
+  /// for the naive schedule).
+  std::vector<size_t> releaseGroups;
   /// finish - compute, per rank: time not hidden behind compute.
   double exposed(int64_t rank) const { return finish[rank] - compute[rank]; }
 };
@@ -203,6 +249,11 @@ public:
   double ownerPathBound();
 
 private:
+  /// releaseGroups of `rounds` of these parameters.
+  std::vector<std::vector<std::vector<size_t>>>
+  releaseGroupsOf(const std::vector<std::vector<size_t>> &rounds,
+                  int64_t prefetch, bool batch) const;
+
   struct Steps;
   std::unique_ptr<Steps> steps;
 };

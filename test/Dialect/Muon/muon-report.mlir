@@ -62,6 +62,7 @@
 // JSON:      "schedule": {
 // JSON-NEXT:   "collectives_per_rank": 2,
 // JSON-NEXT:   "collectives_per_rank_unbatched": 2,
+// JSON-NEXT:   "early_release_rounds": 0,
 // JSON-NEXT:   "est_step_us": 6.0{{[0-9]*}},
 // JSON-NEXT:   "kind": "rounds",
 // JSON-NEXT:   "ns_stack_bytes": 0,

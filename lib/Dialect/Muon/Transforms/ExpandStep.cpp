@@ -59,12 +59,14 @@ public:
   /// orthogonalised (0: every collective blocks where it is issued).
   /// `nsStackBytes`: the most bytes (4 per element) of an owner's
   /// same-shape matrices stacked into one Newton-Schulz call (0: none).
+  /// `model`: the cost model that decides the release groups.
   StepExpander(StepOp step, const StepFacts &facts, bool batch,
-               int64_t prefetch, int64_t nsStackBytes)
+               int64_t prefetch, int64_t nsStackBytes,
+               const CostModelOptions &model)
       : step(step), facts(facts), batch(batch), prefetch(prefetch),
-        nsStackBytes(nsStackBytes), b(step),
-        loc(step.getLoc()),
-        meshRef(cast<dist::DistTensorType>(step.getParams()[0].getType()).getMesh()) {}
+        nsStackBytes(nsStackBytes), model(model), b(step), loc(step.getLoc()),
+        meshRef(cast<dist::DistTensorType>(step.getParams()[0].getType())
+                    .getMesh()) {}
 
   void run() {
     // Coordinates first, so they dominate every use in the expanded code.
@@ -75,15 +77,27 @@ public:
     states.assign(n, ParamState());
     rounds = roundsOf(step, facts, nsStackBytes);
     stackKeys = nsStackKeys(facts);
+    planned.resize(n);
+    for (size_t p = 0; p < n; ++p)
+      planned[p] = plan::planSteps(facts.params[p].plan, facts.params[p].layout,
+                                   facts.params[p].gradLayout, mesh(),
+                                   (*step.getOwners())[p]);
+    releases = releasesOf(step, facts, rounds, planned, prefetch, batch, model);
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its
-    // parameter at once, then the redistributes, in the order
-    // plan::roundProgram gives (the one the schedule estimate simulates).
+    // parameter at once (release group by release group), then the
+    // redistributes, in the order plan::roundProgram gives (the one the
+    // schedule estimate simulates).
     gathers.assign(r, Phase());
-    scatters.assign(r, Phase());
-    for (const plan::RoundAction &a : plan::roundProgram(r, prefetch)) {
-      size_t i = a.round;
+    scatters.assign(r, {});
+    std::vector<size_t> groups;
+    for (size_t i = 0; i < r; ++i) {
+      groups.push_back(releases[i].size());
+      scatters[i].resize(releases[i].size());
+    }
+    for (const plan::RoundAction &a : plan::roundProgram(groups, prefetch)) {
+      size_t i = a.round, g = a.group;
       switch (a.kind) {
       case plan::RoundAction::StartGathers:
         startRound(i);
@@ -95,18 +109,19 @@ public:
         complete(gathers[i]);
         break;
       case plan::RoundAction::Orthogonalise:
-        orthogonaliseRound(rounds[i]);
+        orthogonaliseRound(releases[i][g]);
         break;
       case plan::RoundAction::StartRedistributes:
-        scatters[i] = phaseOf(i, /*afterNs=*/true);
-        issueLevel(scatters[i]);
+        scatters[i][g] = phaseOf(releases[i][g], /*afterNs=*/true);
+        issueLevel(scatters[i][g]);
         break;
       case plan::RoundAction::AdvanceRedistributes:
-        issueLevel(scatters[i]);
+        issueLevel(scatters[i][g]);
         break;
       case plan::RoundAction::CompleteRedistributes:
-        complete(scatters[i]);
-        finishRound(i);
+        complete(scatters[i][g]);
+        for (size_t p : releases[i][g])
+          finish(states[p]);
         break;
       }
     }
@@ -154,10 +169,17 @@ private:
   bool batch;
   int64_t prefetch;
   int64_t nsStackBytes;
+  CostModelOptions model;
   std::vector<plan::NsStackKey> stackKeys; // what may share a call
   std::vector<ParamState> states;
   std::vector<std::vector<size_t>> rounds;
-  std::vector<Phase> gathers, scatters;
+  /// Per round, its release groups (releasesOf).
+  std::vector<std::vector<std::vector<size_t>>> releases;
+  /// Each parameter's plan::planSteps, until begin() takes them.
+  std::vector<std::vector<plan::CommStep>> planned;
+  std::vector<Phase> gathers;
+  /// Per round, the redistributes of each release group.
+  std::vector<std::vector<Phase>> scatters;
   OpBuilder b;
   Location loc;
   FlatSymbolRefAttr meshRef;
@@ -232,7 +254,7 @@ private:
     ParamState s;
     s.index = i;
     s.ownerCoords = mesh().coords(owner);
-    s.steps = plan::planSteps(pp, p.layout, p.gradLayout, mesh(), owner);
+    s.steps = std::move(planned[i]);
     s.nsStep = std::find_if(s.steps.begin(), s.steps.end(),
                             [](const plan::CommStep &c) {
                               return c.kind ==
@@ -299,13 +321,14 @@ private:
   void startRound(size_t i) {
     for (size_t p : rounds[i])
       states[p] = begin(p, (*step.getOwners())[p]);
-    gathers[i] = phaseOf(i, /*afterNs=*/false);
+    gathers[i] = phaseOf(rounds[i], /*afterNs=*/false);
     issueLevel(gathers[i]);
   }
 
-  Phase phaseOf(size_t i, bool afterNs) {
+  /// The gathers (`afterNs` false) or redistributes of `params`.
+  Phase phaseOf(ArrayRef<size_t> which, bool afterNs) {
     Phase ph;
-    ph.round = rounds[i];
+    ph.round.assign(which.begin(), which.end());
     std::vector<plan::RoundParam> params;
     for (size_t p : ph.round)
       params.push_back({&facts.params[p].plan, &states[p].steps,
@@ -358,11 +381,6 @@ private:
     if (!ph.tokens.empty())
       dist::WaitOp::create(b, loc, ph.tokens);
     ph.tokens.clear();
-  }
-
-  void finishRound(size_t i) {
-    for (size_t p : rounds[i])
-      finish(states[p]);
   }
 
   /// The ranks that take part in step `c` of `s`: null when all do.
@@ -777,6 +795,12 @@ struct MuonExpandStepPass
           << " must be 0 (no bound) or a byte count";
       return signalPassFailure();
     }
+    CostModelOptions model{ranksPerNode,       intraNodeGBps,
+                           intraNodeLatencyUs, interNodeGBps,
+                           interNodeLatencyUs, nsTflops};
+    if (failed(verifyCostModelOptions(getOperation().getLoc(), getArgument(),
+                                      model)))
+      return signalPassFailure();
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
@@ -796,10 +820,10 @@ struct MuonExpandStepPass
       // the body they sit.
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()
                                             .getOperation()]++);
-      StepExpander(step, *facts, batchCollectives,
-                   boundedPrefetch(step, *facts, maxPrefetchBytes,
-                                   nsStackBytes),
-                   nsStackBytes)
+      StepExpander(
+          step, *facts, batchCollectives,
+          boundedPrefetch(step, *facts, maxPrefetchBytes, nsStackBytes),
+          nsStackBytes, model)
           .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))

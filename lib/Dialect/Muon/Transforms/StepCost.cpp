@@ -8,13 +8,6 @@ using namespace mlir;
 using namespace ::muon::optim;
 namespace plan = ::muon::plan;
 
-plan::CostModel muon::optim::costModelFor(StepOp step) {
-  plan::CostModel model;
-  if (!step.getNsElementType().isBF16())
-    model.nsFlopRate = 67e12;
-  return model;
-}
-
 std::vector<plan::ParamCostInput>
 muon::optim::costInputs(StepOp step, const StepFacts &facts) {
   ArrayRef<int64_t> owners = *step.getOwners();
@@ -50,25 +43,50 @@ std::vector<plan::NsStackKey> muon::optim::nsStackKeys(const StepFacts &facts) {
 
 std::unique_ptr<plan::ScheduleEstimator>
 muon::optim::estimatorOf(StepOp step, const StepFacts &facts,
-                         int64_t nsStackBytes) {
+                         int64_t nsStackBytes, const CostModelOptions &model) {
   auto estimator = std::make_unique<plan::ScheduleEstimator>(
       costInputs(step, facts), facts.mesh, step.getNsSteps(),
-      costModelFor(step));
+      costModelFor(step, model));
   if (nsStackBytes > 0)
     estimator->stackNewtonSchulz(nsStackKeys(facts), nsStackBytes);
   return estimator;
 }
 
-std::vector<std::vector<size_t>>
-muon::optim::roundsOf(StepOp step, const StepFacts &facts,
-                      int64_t nsStackBytes) {
+/// What an owner's Newton-Schulz of each parameter costs (FLOPs).
+static std::vector<double> nsCosts(StepOp step, const StepFacts &facts) {
   std::vector<double> cost;
   for (const ParamFacts &p : facts.params)
     cost.push_back(plan::ownerFlops(p.plan, p.shape, p.layout, facts.mesh,
                                     step.getNsSteps()));
-  return plan::scheduleRounds(
-      std::vector<int64_t>(step.getOwners()->begin(), step.getOwners()->end()),
-      cost, step.getAsyncGpuParallelism(), nsStackKeys(facts), nsStackBytes);
+  return cost;
+}
+
+static std::vector<int64_t> ownersOf(StepOp step) {
+  return std::vector<int64_t>(step.getOwners()->begin(),
+                              step.getOwners()->end());
+}
+
+std::vector<std::vector<size_t>> muon::optim::roundsOf(StepOp step,
+                                                       const StepFacts &facts,
+                                                       int64_t nsStackBytes) {
+  return plan::scheduleRounds(ownersOf(step), nsCosts(step, facts),
+                              step.getAsyncGpuParallelism(), nsStackKeys(facts),
+                              nsStackBytes);
+}
+
+std::vector<std::vector<std::vector<size_t>>>
+muon::optim::releasesOf(StepOp step, const StepFacts &facts,
+                        const std::vector<std::vector<size_t>> &rounds,
+                        const std::vector<std::vector<plan::CommStep>> &steps,
+                        int64_t prefetch, bool batch,
+                        const CostModelOptions &model) {
+  std::vector<int64_t> owners = ownersOf(step);
+  std::vector<plan::RoundParam> params;
+  for (size_t p = 0; p < facts.params.size(); ++p)
+    params.push_back(
+        {&facts.params[p].plan, &steps[p], facts.mesh.coords(owners[p])});
+  return plan::releaseGroups(rounds, params, owners, nsCosts(step, facts),
+                             costModelFor(step, model), prefetch, batch);
 }
 
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,

@@ -10,17 +10,13 @@
 #define MUON_LIB_DIALECT_MUON_TRANSFORMS_STEPCOST_H
 
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
+#include "muon/Dialect/Muon/Transforms/CostModelOptions.h"
 #include "muon/Plan/Schedule.h"
 
 #include <memory>
 
 namespace muon {
 namespace optim {
-
-/// The machine the estimates assume: the default H100 model, with
-/// Newton-Schulz at the dense rate of its element type (bf16 tensor cores,
-/// or fp32 without TF32).
-plan::CostModel costModelFor(StepOp step);
 
 /// One input per parameter, with the step's owners and parameter names.
 std::vector<plan::ParamCostInput> costInputs(StepOp step,
@@ -35,11 +31,13 @@ plan::ScheduleKind scheduleOf(StepOp step);
 /// several blocks per owner.
 std::vector<plan::NsStackKey> nsStackKeys(const StepFacts &facts);
 
-/// The estimator of `step`'s schedules on its cost model (costModelFor),
-/// its rounds stacked as muon-expand-step{ns-stack-bytes = nsStackBytes}
-/// makes them (0: no stacks): what muon-report and muon-timeline estimate.
+/// The estimator of `step`'s schedules on the cost model of `model`
+/// (costModelFor), its rounds stacked as muon-expand-step{ns-stack-bytes =
+/// nsStackBytes} makes them (0: no stacks): what muon-report and
+/// muon-timeline estimate.
 std::unique_ptr<plan::ScheduleEstimator>
-estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes);
+estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes,
+            const CostModelOptions &model = {});
 
 /// The order muon-expand-step updates the parameters in (plan::scheduleRounds
 /// with each owner's Newton-Schulz FLOPs as the cost), with an owner's
@@ -47,6 +45,16 @@ estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes);
 /// `nsStackBytes` (4 bytes per element; 0: no stacking).
 std::vector<std::vector<size_t>>
 roundsOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes = 0);
+
+/// The release groups muon-expand-step runs each of `rounds` (roundsOf) in
+/// with `prefetch` rounds ahead and `batch`ed collectives on the cost model
+/// of `model` (plan::releaseGroups, the same cost as roundsOf); `steps`:
+/// each parameter's plan::planSteps with the step's owners.
+std::vector<std::vector<std::vector<size_t>>>
+releasesOf(StepOp step, const StepFacts &facts,
+           const std::vector<std::vector<size_t>> &rounds,
+           const std::vector<std::vector<plan::CommStep>> &steps,
+           int64_t prefetch, bool batch, const CostModelOptions &model);
 
 /// The step's prefetch_count, lowered until the gathered matrices (f32)
 /// one rank holds at once fit `maxPrefetchBytes` (0: no bound), over the

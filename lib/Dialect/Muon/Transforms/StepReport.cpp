@@ -91,7 +91,8 @@ ScheduleRow rowOf(const char *name, const plan::Estimate &e, double bound) {
 } // namespace
 
 StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
-                                        bool schedules, int64_t nsStackBytes) {
+                                        bool schedules, int64_t nsStackBytes,
+                                        const CostModelOptions &model) {
   const layout::Mesh &mesh = facts.mesh;
   ArrayRef<int64_t> owners = *step.getOwners();
   int64_t nr = mesh.numRanks();
@@ -172,7 +173,7 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
   }
   // What the compiled code does: its schedule, batching and prefetch.
   std::unique_ptr<plan::ScheduleEstimator> owned =
-      estimatorOf(step, facts, nsStackBytes);
+      estimatorOf(step, facts, nsStackBytes, model);
   plan::ScheduleEstimator &estimator = *owned;
   int64_t prefetch = step.getPrefetchCount();
   plan::Estimate est = estimator.estimate(scheduleOf(step), prefetch);
@@ -201,6 +202,10 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
   report.nsStackBytes = nsStackBytes;
   report.roundsSchedule = step.getAsyncGpuParallelism();
   report.prefetch = prefetch;
+  report.defaultModel = model.isDefault();
+  report.earlyReleaseRounds =
+      std::count_if(est.releaseGroups.begin(), est.releaseGroups.end(),
+                    [](size_t groups) { return groups > 1; });
   auto mostCalls = [](const plan::Estimate &e) {
     return *std::max_element(e.collectives.begin(), e.collectives.end());
   };
@@ -212,7 +217,7 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
     plan::Estimate rounds = estimator.estimate(plan::ScheduleKind::Rounds, 0);
     double bound = plan::lowerBound(rounds);
     report.hasSchedules = true;
-    report.model = costModelFor(step);
+    report.model = costModelFor(step, model);
     report.lowerBoundSeconds = bound;
     report.pathBoundSeconds = std::max(bound, estimator.ownerPathBound());
     report.schedules = {
@@ -291,29 +296,36 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
   std::string collectives =
       report.prefetch > 0 ? "prefetch " + std::to_string(report.prefetch)
                           : std::string("blocking collectives");
+  if (report.earlyReleaseRounds > 0)
+    collectives += ", " + std::to_string(report.earlyReleaseRounds) +
+                   (report.earlyReleaseRounds == 1 ? " round releases"
+                                                   : " rounds release") +
+                   " lighter owners' results first";
   if (report.nsStackBytes > 0)
     collectives += ", Newton-Schulz stacked up to " +
                    std::to_string(report.nsStackBytes) + " bytes";
-  os << llvm::format("schedule: %s, %lld round%s, %s; "
-                     "at most %lld collective calls per rank (%lld without "
-                     "batching); estimated step %.1f us on the H100 model "
-                     "(docs/schedule.md)\n",
-                     report.roundsSchedule ? "rounds"
-                                           : "one parameter at a time",
-                     static_cast<long long>(report.rounds),
-                     report.rounds == 1 ? "" : "s", collectives.c_str(),
-                     static_cast<long long>(report.collectivesPerRank),
-                     static_cast<long long>(report.unbatchedCollectivesPerRank),
-                     report.estimatedStepSeconds * 1e6);
+  os << llvm::format(
+      "schedule: %s, %lld round%s, %s; "
+      "at most %lld collective calls per rank (%lld without "
+      "batching); estimated step %.1f us on the %s "
+      "(docs/schedule.md)\n",
+      report.roundsSchedule ? "rounds" : "one parameter at a time",
+      static_cast<long long>(report.rounds), report.rounds == 1 ? "" : "s",
+      collectives.c_str(), static_cast<long long>(report.collectivesPerRank),
+      static_cast<long long>(report.unbatchedCollectivesPerRank),
+      report.estimatedStepSeconds * 1e6,
+      report.defaultModel ? "H100 model" : "cost model of the options");
   if (!report.hasSchedules)
     return;
   const plan::CostModel &model = report.model;
-  os << llvm::format("schedule estimates (%lld ranks per node, %.0f GB/s in "
-                     "a node, %.0f GB/s between nodes, NS at %.0f TFLOP/s):\n",
+  os << llvm::format("schedule estimates (%lld ranks per node, %g GB/s and "
+                     "%g us in a node, %g GB/s and %g us between nodes, NS "
+                     "at %g TFLOP/s):\n",
                      static_cast<long long>(model.ranksPerNode),
                      model.intraNode.bandwidth / 1e9,
+                     model.intraNode.latency * 1e6,
                      model.interNode.bandwidth / 1e9,
-                     model.nsFlopRate / 1e12);
+                     model.interNode.latency * 1e6, model.nsFlopRate / 1e12);
   os << llvm::format("  %-18s %12s %10s %14s %14s\n", "schedule", "step_us",
                      "x_bound", "colls/rank", "peak_B/rank");
   for (const ScheduleRow &s : report.schedules)
@@ -379,15 +391,15 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
       {"ranks", std::move(ranks)},
       {"balance", report.balance},
       {"schedule",
-       json::Object{
-           {"kind", report.roundsSchedule ? "rounds" : "sequential"},
-           {"rounds", report.rounds},
-           {"prefetch", report.prefetch},
-           {"ns_stack_bytes", report.nsStackBytes},
-           {"collectives_per_rank", report.collectivesPerRank},
-           {"collectives_per_rank_unbatched",
-            report.unbatchedCollectivesPerRank},
-           {"est_step_us", report.estimatedStepSeconds * 1e6}}}};
+       json::Object{{"kind", report.roundsSchedule ? "rounds" : "sequential"},
+                    {"rounds", report.rounds},
+                    {"prefetch", report.prefetch},
+                    {"early_release_rounds", report.earlyReleaseRounds},
+                    {"ns_stack_bytes", report.nsStackBytes},
+                    {"collectives_per_rank", report.collectivesPerRank},
+                    {"collectives_per_rank_unbatched",
+                     report.unbatchedCollectivesPerRank},
+                    {"est_step_us", report.estimatedStepSeconds * 1e6}}}};
   if (report.hasSchedules) {
     for (const ScheduleRow &s : report.schedules)
       schedules.push_back(json::Object{

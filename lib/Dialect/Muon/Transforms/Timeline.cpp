@@ -56,6 +56,11 @@ struct MuonTimelinePass
           << static_cast<int64_t>(nsStackBytes);
       return signalPassFailure();
     }
+    CostModelOptions model{ranksPerNode,       intraNodeGBps,
+                           intraNodeLatencyUs, interNodeGBps,
+                           interNodeLatencyUs, nsTflops};
+    if (failed(verifyCostModelOptions(module.getLoc(), getArgument(), model)))
+      return signalPassFailure();
     if (failed(dist::verifyDistTypesIn(module)))
       return signalPassFailure();
 
@@ -78,8 +83,10 @@ struct MuonTimelinePass
       int64_t depth = !kind && prefetch.getNumOccurrences() == 0
                           ? step.getPrefetchCount()
                           : static_cast<int64_t>(prefetch);
-      plan::Estimate est = estimatorOf(step, *facts, nsStackBytes)->estimate(
-          k, k == plan::ScheduleKind::Naive ? 0 : depth, /*trace=*/true);
+      plan::Estimate est =
+          estimatorOf(step, *facts, nsStackBytes, model)
+              ->estimate(k, k == plan::ScheduleKind::Naive ? 0 : depth,
+                         /*trace=*/true);
       for (plan::TraceEvent &e : est.trace) {
         e.start += offset;
         e.end += offset;

@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The figures of the cost model (docs/schedule.md) that muon-report,
+// muon-timeline and muon-expand-step estimate with; CostModelOptions.h.
+defvar CostModelOptionList = [
+  Option<"ranksPerNode", "ranks-per-node", "int64_t", "8",
+         "Cost model: ranks per node (ranks are numbered node by node)">,
+  Option<"intraNodeGBps", "intra-node-gbps", "double", "360",
+         "Cost model: bandwidth of a link in a node, GB/s (NVLink "
+         "all-gather bus bandwidth on 8 x H100)">,
+  Option<"intraNodeLatencyUs", "intra-node-latency-us", "double", "3",
+         "Cost model: latency of a collective in a node, us">,
+  Option<"interNodeGBps", "inter-node-gbps", "double", "50",
+         "Cost model: bandwidth per rank between nodes, GB/s (400 Gb/s "
+         "InfiniBand per GPU)">,
+  Option<"interNodeLatencyUs", "inter-node-latency-us", "double", "10",
+         "Cost model: latency of a collective between nodes, us">,
+  Option<"nsTflops", "ns-tflops", "double", "0",
+         "Cost model: Newton-Schulz rate, TFLOP/s (0: 989 for ns_dtype = "
+         "bf16, 67 for f32)">
+];
+
 def MuonAssignOwners : Pass<"muon-assign-owners", "mlir::ModuleOp"> {
   let summary = "Give every parameter of every muon.step exactly one owner rank";
   let description = [{
@@ -79,7 +99,12 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     the last round's scatters go one level further, so that level
     overlaps it (the order `plan::roundProgram` gives, which the schedule
     estimate simulates). A rank then holds the gathered matrices of up to k + 1
-    rounds; `max-prefetch-bytes` bounds that peak by lowering k.
+    rounds; `max-prefetch-bytes` bounds that peak by lowering k. With
+    prefetch and batched calls, a round whose lighter owners (at most half
+    the largest owner's Newton-Schulz) hold up none of the others and have
+    results large enough on the cost model (its options below) runs in two
+    release groups: their Newton-Schulz and redistributes first, then the
+    others' (docs/schedule.md, "Early release"; `plan::releaseGroups`).
 
     With `ns-stack-bytes = B > 0` (and rounds) the parameters whose owner
     orthogonalises one matrix (whole, or the one block of a `split`
@@ -106,7 +131,7 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
            "Stack an owner's same-shape matrices of a round into one "
            "batched Newton-Schulz call while the stack holds at most this "
            "many bytes (4 per element); 0: one call per matrix">
-  ];
+  ] # CostModelOptionList;
   let dependentDialects = [
     "::muon::optim::MuonDialect", "::muon::dist::DistDialect",
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
@@ -142,7 +167,7 @@ def MuonReport : Pass<"muon-report", "mlir::ModuleOp"> {
            "Make the rounds as muon-expand-step{ns-stack-bytes} does (an "
            "owner's same-shape matrices stacked up to this many bytes; "
            "target=cuda compiles with 64 MiB); 0: one matrix per call">
-  ];
+  ] # CostModelOptionList;
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }
 
@@ -175,7 +200,7 @@ def MuonTimeline : Pass<"muon-timeline", "mlir::ModuleOp"> {
            "Make the rounds as muon-expand-step{ns-stack-bytes} does (an "
            "owner's same-shape matrices stacked up to this many bytes; "
            "target=cuda compiles with 64 MiB); 0: one matrix per call">
-  ];
+  ] # CostModelOptionList;
   let dependentDialects = ["::muon::optim::MuonDialect"];
 }
 

@@ -9,6 +9,7 @@
 #define MUON_DIALECT_MUON_TRANSFORMS_STEPREPORT_H
 
 #include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Dialect/Muon/Transforms/CostModelOptions.h"
 #include "muon/Plan/Schedule.h"
 
 #include "llvm/Support/JSON.h"
@@ -72,9 +73,14 @@ struct StepReport {
   double balance = 1; ///< max / mean NS load.
   bool roundsSchedule = true;
   int64_t rounds = 0, prefetch = 0;
+  /// Rounds whose results leave in two release groups
+  /// (plan::releaseGroups).
+  int64_t earlyReleaseRounds = 0;
   int64_t nsStackBytes = 0; // the stacks the rounds were made with (0: none)
   int64_t collectivesPerRank = 0, unbatchedCollectivesPerRank = 0;
   double estimatedStepSeconds = 0;
+  /// Whether the estimates ran on the default (H100) cost model.
+  bool defaultModel = true;
   bool hasSchedules = false;
   ::muon::plan::CostModel model;
   std::vector<ScheduleRow> schedules;
@@ -88,12 +94,13 @@ struct StepReport {
 /// estimate of its schedule, balance, schedule), from the step's collective
 /// plans. With `schedules`, also the estimated step time of every schedule
 /// of the step's owners (naive, one at a time, rounds, rounds unbatched,
-/// rounds with prefetch 1 and 2) against the lower bound, on the default
-/// H100 cost model (plan::CostModel). With `nsStackBytes` > 0 the rounds
-/// (and their estimates) stack an owner's matrices as
-/// muon-expand-step{ns-stack-bytes} does.
+/// rounds with prefetch 1 and 2) against the lower bound. Every estimate
+/// runs on the cost model of `model` (the H100 model by default). With
+/// `nsStackBytes` > 0 the rounds (and their estimates) stack an owner's
+/// matrices as muon-expand-step{ns-stack-bytes} does.
 StepReport buildStepReport(StepOp step, const StepFacts &facts,
-                           bool schedules = false, int64_t nsStackBytes = 0);
+                           bool schedules = false, int64_t nsStackBytes = 0,
+                           const CostModelOptions &model = {});
 
 /// muon-report's text, and the same report as JSON (docs/muon-dialect.md).
 void printStepReport(const StepReport &report, llvm::raw_ostream &os);

@@ -1,0 +1,67 @@
+//===- CostModelOptions.cpp - The machine the estimates assume ------------===//
+
+#include "muon/Dialect/Muon/Transforms/CostModelOptions.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <string>
+
+using namespace mlir;
+using namespace ::muon::optim;
+namespace plan = ::muon::plan;
+
+bool CostModelOptions::isDefault() const {
+  CostModelOptions d;
+  return ranksPerNode == d.ranksPerNode && intraNodeGBps == d.intraNodeGBps &&
+         intraNodeLatencyUs == d.intraNodeLatencyUs &&
+         interNodeGBps == d.interNodeGBps &&
+         interNodeLatencyUs == d.interNodeLatencyUs && nsTflops == d.nsTflops;
+}
+
+LogicalResult
+muon::optim::verifyCostModelOptions(Location loc, StringRef pass,
+                                    const CostModelOptions &options) {
+  auto fail = [&](StringRef option, double value, StringRef want) {
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%g", value);
+    return emitError(loc) << pass << ": " << option << " = " << text
+                          << " must be " << want;
+  };
+  if (options.ranksPerNode < 1)
+    return emitError(loc) << pass
+                          << ": ranks-per-node = " << options.ranksPerNode
+                          << " must be at least 1";
+  for (auto [option, value] :
+       {std::pair<StringRef, double>{"intra-node-gbps", options.intraNodeGBps},
+        {"inter-node-gbps", options.interNodeGBps}})
+    if (!std::isfinite(value) || value <= 0)
+      return fail(option, value, "a finite bandwidth above 0 (GB/s)");
+  for (auto [option, value] :
+       {std::pair<StringRef, double>{"intra-node-latency-us",
+                                     options.intraNodeLatencyUs},
+        {"inter-node-latency-us", options.interNodeLatencyUs}})
+    if (!std::isfinite(value) || value < 0)
+      return fail(option, value, "a finite latency of at least 0 (us)");
+  if (!std::isfinite(options.nsTflops) || options.nsTflops < 0)
+    return fail("ns-tflops", options.nsTflops,
+                "a finite rate of at least 0 (TFLOP/s; 0: by ns_dtype)");
+  return success();
+}
+
+plan::CostModel muon::optim::costModelFor(StepOp step,
+                                          const CostModelOptions &options) {
+  plan::CostModel model;
+  model.ranksPerNode = options.ranksPerNode;
+  model.intraNode = {options.intraNodeLatencyUs * 1e-6,
+                     options.intraNodeGBps * 1e9};
+  model.interNode = {options.interNodeLatencyUs * 1e-6,
+                     options.interNodeGBps * 1e9};
+  if (options.nsTflops > 0)
+    model.nsFlopRate = options.nsTflops * 1e12;
+  else if (!step.getNsElementType().isBF16())
+    model.nsFlopRate = 67e12;
+  return model;
+}
