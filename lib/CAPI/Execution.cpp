@@ -11,6 +11,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -192,6 +193,15 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
              "argument #" + std::to_string(i) + " is " +
                  (scalarRole ? "an f64 hyper-parameter" : "a tensor") +
                  " but was given " + (a.isScalar ? "a scalar" : "a tensor"));
+      return mlirLogicalResultFailure();
+    }
+    // The same rule as muon-run's --lr and the muon.step verifier: a NaN
+    // or infinite rate would turn every parameter into NaN.
+    if (a.isScalar && !(std::isfinite(a.scalar) && a.scalar >= 0)) {
+      report(errorCallback, userData,
+             "argument #" + std::to_string(i) +
+                 " (an f64 hyper-parameter) must be a finite number >= 0, "
+                 "got " + std::to_string(a.scalar));
       return mlirLogicalResultFailure();
     }
     if (a.isScalar)

@@ -95,8 +95,16 @@ MlirLogicalResult muonRunMuonToLLVMPipeline(MlirOperation module,
                                             MlirStringCallback errorCallback,
                                             void *userData) {
   muon::MuonToLLVMOptions cxxOptions;
-  auto moduleOp = llvm::dyn_cast<mlir::ModuleOp>(unwrap(module));
-  if (!toCxxOptions(options, cxxOptions, errorCallback, userData) || !moduleOp)
+  if (!toCxxOptions(options, cxxOptions, errorCallback, userData))
     return mlirLogicalResultFailure();
+  auto moduleOp = llvm::dyn_cast<mlir::ModuleOp>(unwrap(module));
+  if (!moduleOp) {
+    std::string message =
+        "muon-to-llvm: runs on a builtin.module, got '" +
+        unwrap(module)->getName().getStringRef().str() + "'";
+    if (errorCallback)
+      errorCallback(wrap(llvm::StringRef(message)), userData);
+    return mlirLogicalResultFailure();
+  }
   return wrap(muon::runMuonToLLVMPipeline(moduleOp, cxxOptions));
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
@@ -240,13 +241,22 @@ class LocalShard:
     block of the global tensor (global offsets). When ``flattened`` (flat
     storage), the rank stores elements ``[offsets[0], offsets[0] + shape[0])``
     of its compute block (``compute_shape`` at ``compute_offsets``) flattened
-    row-major."""
+    row-major. ``global_shape`` is the whole tensor's shape: ``extract``
+    and ``insert`` refuse a ``full`` array of another shape, and ``insert``
+    a ``local`` of another shape than the piece, with ``MuonError``."""
 
     shape: Tuple[int, ...]
     offsets: Tuple[int, ...]
     flattened: bool
     compute_shape: Tuple[int, ...]
     compute_offsets: Tuple[int, ...]
+    global_shape: Optional[Tuple[int, ...]] = None
+
+    def _check_full(self, full, what: str) -> None:
+        got = tuple(getattr(full, "shape", ()))
+        if self.global_shape is not None and got != self.global_shape:
+            raise MuonError(f"{what}: the full tensor has shape {got}, "
+                            f"expected {self.global_shape}")
 
     def slices(self, block: bool = False) -> Tuple[slice, ...]:
         shape, offs = ((self.compute_shape, self.compute_offsets)
@@ -256,6 +266,7 @@ class LocalShard:
 
     def extract(self, full):
         """This rank's piece of a full array (a view unless flattened)."""
+        self._check_full(full, "extract")
         if self.flattened:
             start = self.offsets[0]
             return full[self.slices(block=True)].reshape(-1)[
@@ -264,6 +275,16 @@ class LocalShard:
 
     def insert(self, full, local) -> None:
         """Writes this rank's piece back into a full array."""
+        self._check_full(full, "insert")
+        got = tuple(getattr(local, "shape", ()))
+        # A flattened piece is any array of its element count.
+        fits = (math.prod(got) == self.shape[0] if self.flattened
+                else got == tuple(self.shape))
+        if not fits:
+            want = (f"{self.shape[0]} elements" if self.flattened
+                    else f"shape {tuple(self.shape)}")
+            raise MuonError(f"insert: the piece has shape {got}, expected "
+                            f"{want}")
         if self.flattened:
             block = full[self.slices(block=True)]
             # reshape of a strided view may copy: work on an explicit copy
@@ -333,7 +354,7 @@ class Step:
                           f"no shard of parameter {param} on rank {rank}")
         shape, offs, flat, cshape, coffs = got
         return LocalShard(tuple(shape), tuple(offs), bool(flat), tuple(cshape),
-                          tuple(coffs))
+                          tuple(coffs), self.param_shape(param))
 
     def holds(self, param: int, rank: int) -> bool:
         """Whether ``rank`` holds (part of) the parameter: False outside the

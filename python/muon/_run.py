@@ -268,7 +268,15 @@ class CompiledStep:
             # complete whatever stream the caller wrote them on.
             import torch
             torch.cuda.current_stream(device).synchronize()
-        _start()
+        # The runtime would end the whole process on a job of another size
+        # or another rank (muon-rt: error: ... and MPI_Abort): say so here.
+        ranks, me = world_size(), world_rank()
+        if ranks != self.step.num_ranks or me != self.rank:
+            raise MuonError(
+                f"@{self.entry} was compiled for rank {self.rank} of "
+                f"{self.step.num_ranks}, but this process is rank {me} of a "
+                f"job of {ranks} (launch with mpirun -np "
+                f"{self.step.num_ranks}, one process per rank)")
         error = self._exe.invoke(buffers + outs)
         if error:
             raise MuonError(f"@{self.entry}: {error}")

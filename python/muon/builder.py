@@ -166,8 +166,12 @@ class StepBuilder:
 
     def flat_group(self, name: str, axis: str, numel: Sequence[int]) -> None:
         """Declares ``dist.flat_group @name on @mesh[axis] numel [...]``:
-        members that ``storage="flat<@name, i>"`` refers to."""
+        members that ``storage="flat<@name, i>"`` refers to; ``numel`` has
+        one element count per member."""
         self._axis(axis)
+        if isinstance(numel, (str, bytes)) or not isinstance(numel, Sequence):
+            raise MuonError(f"flat_group {name!r}: numel must be a list of "
+                            f"element counts, one per member, got {numel!r}")
         self.flat_groups.append((name, axis, [int(n) for n in numel]))
 
     def add(self, name: str, shape: Sequence[int],

@@ -81,6 +81,11 @@ def test_placements_as_lists_dicts_and_strings():
 
 def test_storage_order_flat_groups_and_annotations():
     b = StepBuilder({"dp": 2, "tp": 2}, lr=0.1)
+    # numel is one count per member, not a total.
+    with pytest.raises(muon.MuonError,
+                       match="flat_group 'g': numel must be a list of "
+                             "element counts, one per member, got 300"):
+        b.flat_group("g", "dp", 300)
     b.flat_group("g", "dp", [240, 60])
     b.add("flat0", (12, 20), storage="flat<@g, 0>")
     b.add("flat1", (6, 10), storage="flat<@g, 1>")

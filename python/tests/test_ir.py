@@ -1,6 +1,8 @@
 """Parsing, diagnostics as exceptions, passes, lowering, report, plans."""
+import re
 import subprocess
 
+import numpy as np
 import pytest
 
 import muon
@@ -215,6 +217,30 @@ def test_step_queries():
     assert step.local_shard(w, "param", 0).shape == (0, 12)
     with pytest.raises(muon.MuonError, match="no parameter 99"):
         step.param_name(99)
+
+
+def test_shards_check_the_full_and_piece_shapes():
+    # 8x4 over dp = 2: rank 1 holds rows 4..7.
+    piece = muon.parse(STEP).step().local_shard(0, "param", 1)
+    assert piece.global_shape == (8, 4)
+    full = np.arange(32, dtype=np.float32).reshape(8, 4)
+    assert (piece.extract(full) == full[4:]).all()
+    for bad in [(20, 4), (16, 8), (6, 6), (8,)]:
+        with pytest.raises(muon.MuonError,
+                           match=r"extract: the full tensor has shape "
+                                 + re.escape(str(bad))):
+            piece.extract(np.zeros(bad, np.float32))
+    with pytest.raises(muon.MuonError, match=r"insert: the full tensor"):
+        piece.insert(np.zeros((2, 2), np.float32), full[4:])
+    for bad in [np.float32(7), np.ones((1, 4), np.float32),
+                np.ones((4, 1), np.float32)]:
+        with pytest.raises(muon.MuonError,
+                           match=r"insert: the piece has shape .*, expected "
+                                 r"shape \(4, 4\)"):
+            piece.insert(full, bad)
+    out = np.zeros((8, 4), np.float32)
+    piece.insert(out, full[4:])
+    assert (out[4:] == full[4:]).all() and not out[:4].any()
 
 
 def test_muon_opt_reads_what_python_prints(tmp_path):

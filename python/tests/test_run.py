@@ -132,6 +132,19 @@ def test_bad_inputs_are_refused_before_the_call():
         step({"nope": good[0]}, good, good)
 
 
+def test_a_step_of_another_job_size_is_refused_at_the_call():
+    # A 2-rank step compiles in this 1-rank process, but running it would
+    # end the process in the runtime: the call refuses it instead.
+    b = StepBuilder({"dp": 2}, lr=0.02)
+    b.add("w", (8, 4), [Shard(0)])
+    step = muon.compile(b.text())
+    local = np.ones(step.local_shape(0, "param"), np.float32)
+    with pytest.raises(muon.MuonError,
+                       match=r"compiled for rank 0 of 2, but this process is "
+                             r"rank 0 of a job of 1 \(launch with mpirun -np 2"):
+        step([local], [local], [local])
+
+
 def test_compile_refusals():
     text = one_rank_step().text()
     with pytest.raises(muon.MuonError, match="holds 0 muon.step"):
@@ -174,6 +187,16 @@ def test_hyper_parameters_read_at_run_time():
     constant = muon.compile(one_rank_step().build())
     with pytest.raises(muon.MuonError, match="this step has it as a constant"):
         constant(z, z, z, lr=0.1)
+    # The C API refuses a NaN rate itself (muonExecutableInvoke), for hosts
+    # that call it without this package's check.
+    from muon._run import LR, WEIGHT_DECAY
+    given = {LR: float("nan"), WEIGHT_DECAY: 0.0}
+    buffers = [given[role] if role in given else z[param]
+               for role, param in step._args]
+    outs = [np.empty(s, np.float32) for s in step._result_shapes]
+    error = step._exe.invoke(buffers + outs)
+    assert "(an f64 hyper-parameter) must be a finite number >= 0, got nan" \
+        in error
 
 
 SHARD_STEP = """

@@ -14,6 +14,7 @@
 #include "muon/Layout/Layout.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -75,11 +76,14 @@ void waitFor(Request &r) {
     else
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     double waited = std::chrono::duration<double>(clock::now() - start).count();
-    if (waited > limit)
+    if (waited > limit) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", limit);
       fatal(r.name, r.comm,
-            "timed out after " + std::to_string(static_cast<int>(limit)) +
+            std::string("timed out after ") + text +
                 " s (MUON_RT_TIMEOUT_S): a peer did not take part (dead, "
                 "hung, or in a different collective)");
+    }
   }
   muon_rt_counters &c = counters();
   c.wait_seconds += std::chrono::duration<double>(clock::now() - start).count();

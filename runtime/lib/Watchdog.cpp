@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <algorithm>
 #include <thread>
 
 using namespace muon::rt;
@@ -32,8 +33,12 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     phase = std::move(what);
     limit = seconds;
+    // The clock counts nanoseconds in 64 bits (about 292 years): a longer
+    // timeout would overflow the deadline into the past, so anything above
+    // 10^9 s (31 years) is waited as that.
+    double wait = std::min(seconds, 1e9);
     deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(seconds));
+                                  std::chrono::duration<double>(wait));
     armed = true;
     ++generation;
     if (!thread.joinable())

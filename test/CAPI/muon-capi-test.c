@@ -263,6 +263,22 @@ static int runPipeline(MlirContext context) {
     printf("run %s\n", error.text);
   }
   mlirModuleDestroy(module);
+  /* An op other than a module is refused with a message, not silently. */
+  module = mlirModuleCreateParse(context,
+                                 mlirStringRefCreateFromCString(kModule));
+  options.target = mlirStringRefCreateFromCString("cpu");
+  Message notModule = {{0}, 0};
+  MlirOperation first =
+      mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  if (status == 0 &&
+      mlirLogicalResultIsSuccess(muonRunMuonToLLVMPipeline(
+          first, options, collectMessage, &notModule))) {
+    fprintf(stderr, "a non-module op was accepted\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("run on an op: %s\n", notModule.text);
+  }
+  mlirModuleDestroy(module);
   return status;
 }
 

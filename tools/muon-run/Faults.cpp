@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <thread>
 
@@ -50,6 +51,16 @@ void muon::run::injectCorruption(const Fault &f, int64_t rank, int64_t t,
   for (std::vector<float> &p : localP)
     if (!p.empty()) {
       p[0] += 1e-3f;
-      break;
+      return;
     }
+  // Nothing to corrupt: a run that then PASSed would look like a check
+  // that missed the corruption.
+  std::fprintf(stderr,
+               "muon-run: error: rank %lld: --inject-fault=corrupt@%lld:%lld: "
+               "the rank holds no element of any parameter (empty shards); "
+               "pick a rank that holds some\n",
+               static_cast<long long>(rank), static_cast<long long>(f.rank),
+               static_cast<long long>(f.step));
+  std::fflush(stderr);
+  std::exit(1);
 }

@@ -125,6 +125,14 @@ cl::opt<double> weightDecayOpt(
     cl::init(0), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
                       cl::init(2), cl::cat(category));
+/// `v` in decimal that reads back as the same double (std::to_string keeps
+/// six decimals: 1e-9 would reach the ranks as 0.000000).
+static std::string exactNumber(double v) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
 cl::opt<double> timeout("timeout",
                         cl::desc("Seconds a collective may wait for its peers, "
                                  "and a rank's host work before a step may "
@@ -292,7 +300,7 @@ bool runnable(const std::string &program) {
 int launch(int ranks, int argc, char **argv) {
   setenv("OPENBLAS_NUM_THREADS", "1", 0); // ranks share the cores
   if (timeout > 0)
-    setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
+    setenv("MUON_RT_TIMEOUT_S", exactNumber(timeout.getValue()).c_str(), 1);
   std::vector<std::string> cmd = {mpirun};
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
@@ -347,9 +355,20 @@ int launch(int ranks, int argc, char **argv) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
-  bool verdict = access(verdictFile.c_str(), F_OK) == 0;
+  // What rank 0 wrote: "PASS", "FAIL", or nothing (no verdict reached).
+  std::string verdictText;
+  if (FILE *f = std::fopen(verdictFile.c_str(), "r")) {
+    char line[16] = {0};
+    if (std::fgets(line, sizeof line, f))
+      verdictText = line;
+    std::fclose(f);
+  }
   std::remove(verdictFile.c_str());
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+  bool verdict = !verdictText.empty();
+  // Exit 0 only on a PASS the job reached: a launcher that exits 0 without
+  // running the ranks (a wrong --mpirun such as /bin/true) is an error.
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+      verdictText == "PASS\n")
     return 0;
   if (!verdict) {
     if (WIFSIGNALED(status))
@@ -407,7 +426,7 @@ int main(int argc, char **argv) {
                       " is beyond the last step (" +
                       std::to_string(steps - 1) + ")");
   if (timeout > 0)
-    setenv("MUON_RT_TIMEOUT_S", std::to_string(timeout.getValue()).c_str(), 1);
+    setenv("MUON_RT_TIMEOUT_S", exactNumber(timeout.getValue()).c_str(), 1);
   // The runtime's backend, in the launcher (forwarded to every rank) and in
   // a rank started by hand (--worker).
   if (transport.getNumOccurrences())
