@@ -336,12 +336,17 @@ std::string muon::layout::verify(const std::vector<int64_t> &shape,
              std::to_string(rank) + ")";
   }
 
-  for (const auto &entry : layout.shardOrder) {
+  for (size_t i = 0; i < layout.shardOrder.size(); ++i) {
+    const auto &entry = layout.shardOrder[i];
     int64_t dim = entry.first;
     if (dim < 0 || dim >= rank)
       return "shard order names dimension " + std::to_string(dim) +
              ", which doesn't exist (the tensor has rank " +
              std::to_string(rank) + ")";
+    for (size_t j = 0; j < i; ++j)
+      if (layout.shardOrder[j].first == dim)
+        return "shard order names dimension " + std::to_string(dim) +
+               " twice";
     std::vector<int> expected;
     for (int a = 0; a < mesh.numAxes(); ++a)
       if (layout.placements[a].kind == PlacementKind::Shard &&

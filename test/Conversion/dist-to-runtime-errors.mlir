@@ -67,6 +67,19 @@ func.func @async_result_left_behind(%x: tensor<4x4xf32>, %c: i1) -> tensor<8x4xf
 
 // -----
 
+// A result read before the wait would race with the runtime's write.
+dist.mesh @m [dp = 4]
+func.func @async_read_before_wait(%x: tensor<4x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'dist.gather' op is asynchronous: result #0 is read before its token is waited on; the runtime writes it at the dist.wait, so read it after}}
+  %full, %t = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x8xf32> -> tensor<16x8xf32>, !dist.token
+  // expected-note @below {{read here}}
+  %y = arith.addf %full, %full : tensor<16x8xf32>
+  dist.wait %t
+  return %y : tensor<16x8xf32>
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 func.func @async_never_waited(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
   // expected-error @below {{'dist.gather' op is asynchronous: its token must have one use (a dist.wait, or an scf.yield towards one), it has 0}}

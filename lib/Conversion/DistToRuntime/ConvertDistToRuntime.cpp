@@ -37,7 +37,9 @@ namespace {
 /// waited on, and a buffer lives as long as the block that holds its value
 /// (ownership-based deallocation frees it at the block's end). So wherever
 /// the token leaves a region (scf.yield), every result must leave with it;
-/// then the results are alive wherever the token is waited on.
+/// then the results are alive wherever the token is waited on. And no
+/// result may be read before that wait: the read would race with the
+/// runtime's write.
 LogicalResult checkAsyncResultsLive(Operation *op) {
   Value token = op->getResults().back();
   SmallVector<Value> results(op->getResults().drop_back());
@@ -48,7 +50,21 @@ LogicalResult checkAsyncResultsLive(Operation *op) {
                              "it has ")
              << std::distance(token.use_begin(), token.use_end());
     OpOperand &use = *token.use_begin();
-    auto yield = dyn_cast<scf::YieldOp>(use.getOwner());
+    Operation *tokenUser = use.getOwner();
+    for (auto [i, r] : llvm::enumerate(results))
+      for (Operation *user : r.getUsers()) {
+        Operation *at = tokenUser->getBlock()->findAncestorOpInBlock(*user);
+        if (at && at != tokenUser && at->isBeforeInBlock(tokenUser)) {
+          InFlightDiagnostic d =
+              op->emitOpError("is asynchronous: result #")
+              << i
+              << " is read before its token is waited on; the runtime "
+                 "writes it at the dist.wait, so read it after";
+          d.attachNote(user->getLoc()) << "read here";
+          return d;
+        }
+      }
+    auto yield = dyn_cast<scf::YieldOp>(tokenUser);
     if (!yield)
       return success();
     Operation *parent = yield->getParentOp();

@@ -104,3 +104,36 @@ func.func @overflowing_trips(%x: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Unstructured control flow: the simulation cannot tell which block a rank
+// reaches, so a collective in a block after the entry block is refused
+// (the same program under scf.if is checked above).
+dist.mesh @m [dp = 4]
+// expected-error @+1 {{dist-verify-spmd: cannot decide which of the 3 blocks of this region rank 0 runs, and it contains collectives (use structured control flow: scf.if, scf.index_switch, scf.for)}}
+func.func @branches(%x: tensor<4x8xf32>) {
+  %r = dist.rank @m
+  %c1 = arith.constant 1 : index
+  %is_owner = arith.cmpi eq, %r, %c1 : index
+  cf.cond_br %is_owner, ^a, ^b
+^a:
+  %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  cf.br ^b
+^b:
+  return
+}
+
+// -----
+
+// Collectives in the entry block run once on every rank; later blocks
+// without collectives are no concern.
+dist.mesh @m [dp = 4]
+func.func @branches_without_collectives(%x: tensor<4x8xf32>, %c: i1) -> tensor<4x8xf32> {
+  %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  cf.cond_br %c, ^a, ^b
+^a:
+  return %0 : tensor<4x8xf32>
+^b:
+  return %x : tensor<4x8xf32>
+}

@@ -62,6 +62,13 @@ dist.flat_group @g on @m[dp] numel [4, 0]
 
 // -----
 
+// The members are one buffer: a total that would wrap its offsets.
+dist.mesh @m [dp = 2]
+// expected-error @+1 {{members hold more than 2^62 elements in all (from member 1 on)}}
+dist.flat_group @g on @m[dp] numel [4611686018427387903, 4611686018427387903, 4]
+
+// -----
+
 // expected-error @+1 {{unknown mesh @nope: no dist.mesh with that name is visible here}}
 dist.flat_group @g on @nope[dp] numel [4]
 
@@ -137,6 +144,24 @@ dist.mesh @m [dp = 2, tp = 2]
 func.func @f(%a: !dist.tensor<8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, tp]}>) {
   // expected-error @+1 {{shard order of dimension 0 names a mesh axis twice}}
   %0 = dist.to_local %a : !dist.tensor<8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, tp]}> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// One order per dimension: two would contradict each other.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @f(%a: !dist.tensor<8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, dp], 0 = [dp, tp]}>) {
+  // expected-error @+1 {{shard order names dimension 0 twice}}
+  %0 = dist.to_local %a : !dist.tensor<8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, dp], 0 = [dp, tp]}> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
+// expected-error @+1 {{'weights' needs one positive weight per rank of mesh axis 'dp', got none}}
+func.func @f(%a: !dist.tensor<8x8xf32, @m, [replicate], storage = dim<0 on dp weights []>>) {
   return
 }
 

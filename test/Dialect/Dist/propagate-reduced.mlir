@@ -102,3 +102,27 @@ func.func @caller(%a: !red) -> !rep {
   %r = call @callee(%a) : (!red) -> !rep
   return %r : !rep
 }
+
+// -----
+
+// A function with two returns takes the new result type only where both
+// return it; here one returns a replicate argument, so the result keeps
+// its declared type and the reduced value reaches it explicitly.
+dist.mesh @m [dp = 2]
+!red = !dist.tensor<8x8xf32, @m, [reduced]>
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+// CHECK-LABEL: func.func @two_returns(
+// CHECK-SAME: %{{.*}}: !t8x8_d, %[[B:.*]]: !t8x8_r, %{{.*}}: i1) -> !t8x8_r
+// CHECK: %[[F:.*]] = dist.from_local %{{.*}} : tensor<8x8xf32> -> !t8x8_d
+// CHECK: %[[R:.*]] = dist.redistribute %[[F]] : !t8x8_d -> !t8x8_r
+// CHECK: return %[[R]] : !t8x8_r
+// CHECK: return %[[B]] : !t8x8_r
+func.func @two_returns(%a: !red, %b: !rep, %c: i1) -> !rep {
+  %l = dist.to_local %a : !red -> tensor<8x8xf32>
+  %D = dist.from_local %l : tensor<8x8xf32> -> !rep
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return %D : !rep
+^bb2:
+  return %b : !rep
+}

@@ -186,9 +186,16 @@ static ParseResult parseSplit(AsmParser &parser, SmallVectorImpl<int64_t> &dims,
       parseAxisName(parser, axis))
     return failure();
   SmallVector<int64_t> w;
-  if (succeeded(parser.parseOptionalKeyword("weights")) &&
-      parseIntList(parser, w))
-    return failure();
+  SMLoc weightsLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("weights"))) {
+    if (parseIntList(parser, w))
+      return failure();
+    // An empty list would read back as no weights at all.
+    if (w.empty())
+      return parser.emitError(weightsLoc)
+             << "'weights' needs one positive weight per rank of mesh axis '"
+             << axis.getValue() << "', got none";
+  }
   dims.push_back(dim);
   axes.push_back(axis);
   weights.push_back(DenseI64ArrayAttr::get(parser.getContext(), w));

@@ -379,10 +379,18 @@ LogicalResult MeshOp::verify() {
 LogicalResult FlatGroupOp::verify() {
   if (getNumel().empty())
     return emitOpError("needs at least one member");
-  for (auto [i, n] : llvm::enumerate(getNumel()))
+  int64_t total = 0;
+  for (auto [i, n] : llvm::enumerate(getNumel())) {
     if (n <= 0)
       return emitOpError("member ")
              << i << " has non-positive element count " << n;
+    // The members are one buffer: its offsets must not wrap.
+    if (n > layout::kMaxElements - total)
+      return emitOpError("members hold more than 2^62 elements in all "
+                         "(from member ")
+             << i << " on)";
+    total += n;
+  }
   return success();
 }
 

@@ -83,12 +83,33 @@ struct DistPropagateReducedPass
       }
     }
     for (func::FuncOp fn : resigned) {
-      SmallVector<Type> results;
+      SmallVector<func::ReturnOp> returns;
       fn.walk([&](func::ReturnOp ret) {
         if (ret->getParentOp() == fn)
-          results.assign(ret.getOperandTypes().begin(),
-                         ret.getOperandTypes().end());
+          returns.push_back(ret);
       });
+      // A result takes the new type only where every return agrees on it;
+      // elsewhere it keeps the declared one, reached explicitly.
+      SmallVector<Type> results(fn.getResultTypes());
+      for (size_t i = 0; i < results.size(); ++i) {
+        Type first = returns.front().getOperand(i).getType();
+        bool agree = llvm::all_of(returns, [&](func::ReturnOp ret) {
+          return ret.getOperand(i).getType() == first;
+        });
+        if (agree) {
+          results[i] = first;
+          continue;
+        }
+        for (func::ReturnOp ret : returns) {
+          Value v = ret.getOperand(i);
+          if (v.getType() == results[i])
+            continue;
+          OpBuilder b(ret);
+          ret.setOperand(i, RedistributeOp::create(
+                                b, v.getLoc(),
+                                cast<DistTensorType>(results[i]), v));
+        }
+      }
       fn.setType(
           FunctionType::get(fn.getContext(), fn.getArgumentTypes(), results));
     }

@@ -312,6 +312,22 @@ private:
   DenseMap<Value, Attribute> env;
 
   LogicalResult run(Block &block) {
+    // The simulation follows structured control flow only: which of the
+    // blocks after the entry block (which runs once, as no branch may
+    // target it) a rank reaches would need the branches decided.
+    Region *region = block.getParent();
+    if (region && !region->hasOneBlock()) {
+      bool collectives = false;
+      for (Block &later : llvm::drop_begin(region->getBlocks()))
+        later.walk([&](CollectiveOpInterface) { collectives = true; });
+      if (collectives)
+        return region->getParentOp()->emitOpError(
+                   "dist-verify-spmd: cannot decide which of the ")
+               << region->getBlocks().size()
+               << " blocks of this region rank " << rank
+               << " runs, and it contains collectives (use structured "
+                  "control flow: scf.if, scf.index_switch, scf.for)";
+    }
     for (Operation &op : block)
       if (failed(visit(&op)))
         return failure();
