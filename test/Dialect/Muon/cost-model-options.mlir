@@ -24,12 +24,17 @@
 // RUN: not muon-opt %s --muon-report=intra-node-latency-us=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT
 // RUN: not muon-opt %s --muon-expand-step=inter-node-latency-us=inf -o /dev/null 2>&1 | FileCheck %s --check-prefix=INF
 // RUN: not muon-opt %s --muon-report=ns-tflops=nan -o /dev/null 2>&1 | FileCheck %s --check-prefix=RATE
+// Figures that would overflow an estimate to infinity are out of range.
+// RUN: not muon-opt %s --muon-timeline="output=- intra-node-latency-us=1.7e308" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not muon-opt %s --muon-report=inter-node-gbps=1e-12 -o /dev/null 2>&1 | FileCheck %s --check-prefix=TINY
+// HUGE: error: muon-timeline: intra-node-latency-us = 1.7e+308 must be a latency from 0 to 1e+09 us
+// TINY: error: muon-report: inter-node-gbps = 1e-12 must be a bandwidth from 1e-09 to 1e+09 GB/s
 // RPN: cost-model-options.mlir:0:0: error: muon-report: ranks-per-node = 0 must be at least 1
-// INTRA: error: muon-expand-step: intra-node-gbps = 0 must be a finite bandwidth above 0 (GB/s)
-// INTER: error: muon-timeline: inter-node-gbps = -1 must be a finite bandwidth above 0 (GB/s)
-// LAT: error: muon-report: intra-node-latency-us = -1 must be a finite latency of at least 0 (us)
-// INF: error: muon-expand-step: inter-node-latency-us = inf must be a finite latency of at least 0 (us)
-// RATE: error: muon-report: ns-tflops = nan must be a finite rate of at least 0 (TFLOP/s; 0: by ns_dtype)
+// INTRA: error: muon-expand-step: intra-node-gbps = 0 must be a bandwidth from 1e-09 to 1e+09 GB/s
+// INTER: error: muon-timeline: inter-node-gbps = -1 must be a bandwidth from 1e-09 to 1e+09 GB/s
+// LAT: error: muon-report: intra-node-latency-us = -1 must be a latency from 0 to 1e+09 us
+// INF: error: muon-expand-step: inter-node-latency-us = inf must be a latency from 0 to 1e+09 us
+// RATE: error: muon-report: ns-tflops = nan must be 0 (by ns_dtype) or a rate from 1e-09 to 1e+09 TFLOP/s
 
 dist.mesh @m [dp = 16]
 !a = !dist.tensor<256x256xf32, @m, [replicate]>

@@ -496,6 +496,17 @@ func.func @f(%p: !t, %g: !t, %m: !t) {
 
 // -----
 
+// An empty matrix has nothing to split (its other dim is 0).
+dist.mesh @m [dp = 2]
+!z = !dist.tensor<8x0xf32, @m, [replicate]>
+func.func @f(%p: !z, %g: !z, %m: !z) {
+  // expected-error @+1 {{parameter #0 ('w') of shape 8x0 has no elements; it has nothing to split into Newton-Schulz blocks}}
+  %r:2 = muon.step params(%p : !z) grads(%g : !z) momenta(%m : !z) {lr = 0.02 : f64, param_info = [#muon.param<"w", split = 0 [4, 4]>]}
+  return
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 func.func @f(%p: !t, %g: !t, %m: !t) {

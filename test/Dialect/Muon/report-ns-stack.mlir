@@ -9,6 +9,11 @@
 // RUN: muon-opt %s --muon-report=ns-stack-bytes=256 -o /dev/null | FileCheck %s --check-prefix=STACKED
 // RUN: muon-opt %s --muon-report="ns-stack-bytes=256 format=json" -o /dev/null | FileCheck %s --check-prefix=JSON
 // RUN: muon-opt %s --muon-timeline="output=- ns-stack-bytes=256" -o /dev/null | FileCheck %s --check-prefix=TRACE
+// One parameter at a time never stacks, and the report does not say so.
+// RUN: sed 's/prefetch_count = 0}/prefetch_count = 0, async_gpu_parallelism = false}/' %s | muon-opt --muon-report="ns-stack-bytes=256" -o /dev/null | FileCheck %s --check-prefix=SEQ
+// RUN: sed 's/prefetch_count = 0}/prefetch_count = 0, async_gpu_parallelism = false}/' %s | muon-opt --muon-report="ns-stack-bytes=256 format=json" -o /dev/null | FileCheck %s --check-prefix=SEQJSON
+// SEQ: schedule: one parameter at a time, 6 rounds, blocking collectives; at most
+// SEQJSON: "ns_stack_bytes": 0
 // RUN: not muon-opt %s --muon-report=ns-stack-bytes=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGR
 // RUN: not muon-opt %s --muon-timeline="output=- ns-stack-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGT
 

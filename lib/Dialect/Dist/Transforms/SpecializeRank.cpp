@@ -28,9 +28,15 @@ struct DistSpecializeRankPass
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
     ModuleOp module = getOperation();
-    if (rank < 0) {
+    // -1, the option's default, means "not given".
+    if (rank == -1) {
       module.emitError("dist-specialize-rank needs a rank: "
                        "--dist-specialize-rank=rank=N");
+      return signalPassFailure();
+    }
+    if (rank < 0) {
+      module.emitError("dist-specialize-rank: rank ")
+          << static_cast<int64_t>(rank) << " is negative; ranks count from 0";
       return signalPassFailure();
     }
     SymbolTableCollection tables;

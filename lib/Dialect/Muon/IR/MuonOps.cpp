@@ -223,6 +223,12 @@ LogicalResult StepOp::verify() {
                << describeParam(i) << " splits dim " << d
                << " for Newton-Schulz, but only its matrix dims (" << rank - 2
                << " and " << rank - 1 << ") can be split";
+      // Blocks of an empty matrix would be empty too: nothing to split.
+      if (llvm::is_contained(p.shape, 0))
+        return emitOpError("parameter ")
+               << describeParam(i) << " of shape " << shapeStr(p.shape)
+               << " has no elements; it has nothing to split into "
+                  "Newton-Schulz blocks";
       int64_t total = 0, length = p.shape[d];
       for (int64_t size : info.getSplitSizes()) {
         if (size <= 0)

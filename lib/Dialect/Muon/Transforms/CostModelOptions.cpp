@@ -34,20 +34,26 @@ muon::optim::verifyCostModelOptions(Location loc, StringRef pass,
     return emitError(loc) << pass
                           << ": ranks-per-node = " << options.ranksPerNode
                           << " must be at least 1";
+  // Bounded so that no estimate can overflow to infinity (which JSON
+  // cannot hold): at 1 byte/s and 10^9 s per call, a step of any size
+  // still sums to a finite time.
+  auto within = [](double v, double lo, double hi) {
+    return std::isfinite(v) && v >= lo && v <= hi;
+  };
   for (auto [option, value] :
        {std::pair<StringRef, double>{"intra-node-gbps", options.intraNodeGBps},
         {"inter-node-gbps", options.interNodeGBps}})
-    if (!std::isfinite(value) || value <= 0)
-      return fail(option, value, "a finite bandwidth above 0 (GB/s)");
+    if (!within(value, 1e-9, 1e9))
+      return fail(option, value, "a bandwidth from 1e-09 to 1e+09 GB/s");
   for (auto [option, value] :
        {std::pair<StringRef, double>{"intra-node-latency-us",
                                      options.intraNodeLatencyUs},
         {"inter-node-latency-us", options.interNodeLatencyUs}})
-    if (!std::isfinite(value) || value < 0)
-      return fail(option, value, "a finite latency of at least 0 (us)");
-  if (!std::isfinite(options.nsTflops) || options.nsTflops < 0)
+    if (!within(value, 0, 1e9))
+      return fail(option, value, "a latency from 0 to 1e+09 us");
+  if (options.nsTflops != 0 && !within(options.nsTflops, 1e-9, 1e9))
     return fail("ns-tflops", options.nsTflops,
-                "a finite rate of at least 0 (TFLOP/s; 0: by ns_dtype)");
+                "0 (by ns_dtype) or a rate from 1e-09 to 1e+09 TFLOP/s");
   return success();
 }
 

@@ -104,11 +104,16 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
     auto at = std::max_element(peak.begin(), peak.end());
     return std::make_pair(*at, at - peak.begin());
   };
-  auto [wanted, rank] = peakOf(k);
-  int64_t fits = k;
+  // Beyond the number of rounds every round is in flight already: start
+  // there, so a huge prefetch_count costs no more than that many tries.
+  int64_t ahead = std::min<int64_t>(k, static_cast<int64_t>(rounds.size()));
+  auto [wanted, rank] = peakOf(ahead);
+  int64_t fits = ahead;
   double held = wanted;
   while (fits > 0 && held > static_cast<double>(maxPrefetchBytes))
     held = peakOf(--fits).first;
+  if (fits == ahead)
+    return k; // fits as given (a depth past the rounds runs as the rounds)
   if (fits != k)
     step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
                       << " by max-prefetch-bytes = "

@@ -199,7 +199,8 @@ StepReport muon::optim::buildStepReport(StepOp step, const StepFacts &facts,
   report.balance = mean > 0 ? peak / mean : 1.0;
   report.rounds =
       static_cast<int64_t>(roundsOf(step, facts, nsStackBytes).size());
-  report.nsStackBytes = nsStackBytes;
+  // One parameter at a time never stacks (rounds of one).
+  report.nsStackBytes = step.getAsyncGpuParallelism() ? nsStackBytes : 0;
   report.roundsSchedule = step.getAsyncGpuParallelism();
   report.prefetch = prefetch;
   report.defaultModel = model.isDefault();

@@ -9,6 +9,14 @@
 // RUN: sed 's/lowered to 1/lowered to 0/; s/= 300:/= 100:/; s/1 hold(s) at most 256/0 hold(s) at most 128/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=100 -verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=100 --dist-specialize-rank=rank=0 2>/dev/null | FileCheck %s --check-prefix=NONE
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=384 --dist-specialize-rank=rank=0 2>&1 | FileCheck %s --check-prefix=TWO
+// A prefetch_count far beyond the rounds (10^12 here, 3 rounds) costs no
+// more than the rounds: it fits 384 bytes as given (every round in flight)
+// and is lowered to 1 for 300.
+// RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=384 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE-FITS --allow-empty
+// RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=300 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE-FITS-NOT: remark
+// HUGE: remark: prefetch_count 1000000000000 lowered to 1 by max-prefetch-bytes = 300: 1000000000000 round(s) ahead would hold 384 bytes of gathered matrices on rank 0 at once, 1 hold(s) at most 256
+
 // A negative bound is refused, by the pass and through muon-to-llvm.
 // RUN: not muon-opt %s --muon-expand-step=max-prefetch-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not muon-opt %s --muon-to-llvm=max-prefetch-bytes=-7 2>&1 | FileCheck %s --check-prefix=NEG7

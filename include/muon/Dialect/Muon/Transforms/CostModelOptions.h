@@ -35,8 +35,9 @@ struct CostModelOptions {
 };
 
 /// An error at `loc` naming `pass` and the option when a figure is out of
-/// range: ranks per node below 1, a bandwidth that is not positive, a
-/// latency or rate below 0, or any that is not finite.
+/// range: ranks per node below 1, a bandwidth outside 1e-9 .. 1e9 GB/s, a
+/// latency outside 0 .. 1e9 us, a rate other than 0 outside 1e-9 .. 1e9
+/// TFLOP/s (so that no estimate overflows), or any that is not finite.
 mlir::LogicalResult verifyCostModelOptions(mlir::Location loc,
                                            llvm::StringRef pass,
                                            const CostModelOptions &options);
