@@ -57,6 +57,19 @@ muon::optim::verifyCostModelOptions(Location loc, StringRef pass,
   return success();
 }
 
+FailureOr<CostModelOptions>
+muon::optim::costModelOptions(Location loc, StringRef pass,
+                              int64_t ranksPerNode, double intraNodeGBps,
+                              double intraNodeLatencyUs, double interNodeGBps,
+                              double interNodeLatencyUs, double nsTflops) {
+  CostModelOptions options{ranksPerNode,       intraNodeGBps,
+                           intraNodeLatencyUs, interNodeGBps,
+                           interNodeLatencyUs, nsTflops};
+  if (failed(verifyCostModelOptions(loc, pass, options)))
+    return failure();
+  return options;
+}
+
 plan::CostModel muon::optim::costModelFor(StepOp step,
                                           const CostModelOptions &options) {
   plan::CostModel model;

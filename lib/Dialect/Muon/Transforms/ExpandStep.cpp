@@ -795,11 +795,10 @@ struct MuonExpandStepPass
           << " must be 0 (no bound) or a byte count";
       return signalPassFailure();
     }
-    CostModelOptions model{ranksPerNode,       intraNodeGBps,
-                           intraNodeLatencyUs, interNodeGBps,
-                           interNodeLatencyUs, nsTflops};
-    if (failed(verifyCostModelOptions(getOperation().getLoc(), getArgument(),
-                                      model)))
+    FailureOr<CostModelOptions> model = costModelOptions(
+        getOperation().getLoc(), getArgument(), ranksPerNode, intraNodeGBps,
+        intraNodeLatencyUs, interNodeGBps, interNodeLatencyUs, nsTflops);
+    if (failed(model))
       return signalPassFailure();
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
@@ -823,7 +822,7 @@ struct MuonExpandStepPass
       StepExpander(
           step, *facts, batchCollectives,
           boundedPrefetch(step, *facts, maxPrefetchBytes, nsStackBytes),
-          nsStackBytes, model)
+          nsStackBytes, *model)
           .run();
     }
     if (failed(muon::verifyPassOutput(getOperation(), getArgument())))

@@ -42,11 +42,10 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
           << static_cast<int64_t>(nsStackBytes);
       return signalPassFailure();
     }
-    CostModelOptions model{ranksPerNode,       intraNodeGBps,
-                           intraNodeLatencyUs, interNodeGBps,
-                           interNodeLatencyUs, nsTflops};
-    if (failed(verifyCostModelOptions(getOperation().getLoc(), getArgument(),
-                                      model)))
+    FailureOr<CostModelOptions> model = costModelOptions(
+        getOperation().getLoc(), getArgument(), ranksPerNode, intraNodeGBps,
+        intraNodeLatencyUs, interNodeGBps, interNodeLatencyUs, nsTflops);
+    if (failed(model))
       return signalPassFailure();
     // Layouts are read below: every !dist.tensor must verify first.
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
@@ -71,7 +70,7 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
           failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();
       StepReport report =
-          buildStepReport(step, *facts, schedules, nsStackBytes, model);
+          buildStepReport(step, *facts, schedules, nsStackBytes, *model);
       if (format == "json")
         reports.push_back(stepReportJson(report));
       else

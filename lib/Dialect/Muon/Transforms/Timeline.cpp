@@ -56,10 +56,10 @@ struct MuonTimelinePass
           << static_cast<int64_t>(nsStackBytes);
       return signalPassFailure();
     }
-    CostModelOptions model{ranksPerNode,       intraNodeGBps,
-                           intraNodeLatencyUs, interNodeGBps,
-                           interNodeLatencyUs, nsTflops};
-    if (failed(verifyCostModelOptions(module.getLoc(), getArgument(), model)))
+    FailureOr<CostModelOptions> model = costModelOptions(
+        module.getLoc(), getArgument(), ranksPerNode, intraNodeGBps,
+        intraNodeLatencyUs, interNodeGBps, interNodeLatencyUs, nsTflops);
+    if (failed(model))
       return signalPassFailure();
     if (failed(dist::verifyDistTypesIn(module)))
       return signalPassFailure();
@@ -84,7 +84,7 @@ struct MuonTimelinePass
                           ? step.getPrefetchCount()
                           : static_cast<int64_t>(prefetch);
       plan::Estimate est =
-          estimatorOf(step, *facts, nsStackBytes, model)
+          estimatorOf(step, *facts, nsStackBytes, *model)
               ->estimate(k, k == plan::ScheduleKind::Naive ? 0 : depth,
                          /*trace=*/true);
       for (plan::TraceEvent &e : est.trace) {

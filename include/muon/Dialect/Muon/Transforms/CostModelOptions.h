@@ -42,6 +42,13 @@ mlir::LogicalResult verifyCostModelOptions(mlir::Location loc,
                                            llvm::StringRef pass,
                                            const CostModelOptions &options);
 
+/// The options of a pass's six figures, checked (verifyCostModelOptions).
+mlir::FailureOr<CostModelOptions>
+costModelOptions(mlir::Location loc, llvm::StringRef pass, int64_t ranksPerNode,
+                 double intraNodeGBps, double intraNodeLatencyUs,
+                 double interNodeGBps, double interNodeLatencyUs,
+                 double nsTflops);
+
 /// The model of `options` for `step` (its ns_dtype picks the default
 /// Newton-Schulz rate).
 plan::CostModel costModelFor(StepOp step, const CostModelOptions &options = {});
