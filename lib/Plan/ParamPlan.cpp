@@ -306,6 +306,15 @@ double plan::nsFlops(int64_t m, int64_t n, int64_t steps) {
   return static_cast<double>(steps) * (4.0 * p * p * q + 2.0 * p * p * p);
 }
 
+int64_t plan::gatheredElements(const ParamPlan &plan,
+                               const std::vector<int64_t> &shape,
+                               const layout::Layout &layout,
+                               const layout::Mesh &mesh, int64_t owner) {
+  layout::Layout gathered = layoutAfter(plan, layout, plan.chain.size());
+  return layout::localShard(shape, gathered, mesh, mesh.coords(owner))
+      .numElements();
+}
+
 double plan::ownerFlops(const ParamPlan &plan,
                         const std::vector<int64_t> &shape,
                         const layout::Layout &layout, const layout::Mesh &mesh,

@@ -67,12 +67,11 @@ std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
   return roundProgram(std::vector<size_t>(numRounds, 1), prefetch);
 }
 
-std::vector<std::vector<std::vector<size_t>>>
-plan::releaseGroups(const std::vector<std::vector<size_t>> &rounds,
-                    const std::vector<RoundParam> &params,
-                    const std::vector<int64_t> &owners,
-                    const std::vector<double> &cost, const CostModel &model,
-                    int64_t prefetch, bool batch) {
+std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
+    const std::vector<std::vector<size_t>> &rounds,
+    const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
+    const std::vector<double> &cost, const std::vector<double> &resultBytes,
+    const CostModel &model, int64_t prefetch, bool batch) {
   std::vector<std::vector<std::vector<size_t>>> result;
   for (const std::vector<size_t> &round : rounds) {
     std::vector<std::vector<size_t>> &groups = result.emplace_back();
@@ -149,19 +148,20 @@ plan::releaseGroups(const std::vector<std::vector<size_t>> &rounds,
     for (const RoundCall &call :
          roundCalls(earlyParams, /*afterNs=*/true, batch))
       levels = std::max(levels, call.level + 1);
-    std::map<int64_t, double> resultBytes;
+    std::map<int64_t, double> bytesOf;
     for (size_t p : early)
-      for (auto [rows, cols] : nsMatrices(*params[p].plan))
-        resultBytes[owners[p]] += static_cast<double>(rows) *
-                                  static_cast<double>(cols) *
-                                  model.bytesPerElement;
+      bytesOf[owners[p]] += resultBytes[p];
     double most = 0;
-    for (const auto &[owner, bytes] : resultBytes)
+    for (const auto &[owner, bytes] : bytesOf)
       most = std::max(most, bytes);
-    double fastest =
-        std::max(model.intraNode.bandwidth, model.interNode.bandwidth);
-    double latency = std::max(model.intraNode.latency, model.interNode.latency);
-    if (most / fastest <= static_cast<double>(levels) * latency)
+    // The slower link is the one of less bandwidth (between nodes on a
+    // tie).
+    const Link &fast = model.intraNode.bandwidth > model.interNode.bandwidth
+                           ? model.intraNode
+                           : model.interNode;
+    const Link &slow =
+        &fast == &model.intraNode ? model.interNode : model.intraNode;
+    if (most / fast.bandwidth <= static_cast<double>(levels) * slow.latency)
       continue;
     groups = {std::move(early), std::move(late)};
   }
@@ -378,10 +378,9 @@ public:
           if (naive ? inGroup(p.plan, coords[r])
                     : takesPart(p.plan, s, coords[r], oc))
             ops.ns.work.push_back({r, flops / model.nsFlopRate});
-        ops.matrixBytes =
-            static_cast<double>(layout::localShard(p.shape, s.to, mesh, oc)
-                                    .numElements()) *
-            model.bytesPerElement;
+        ops.matrixBytes = static_cast<double>(gatheredElements(
+                              p.plan, p.shape, p.layout, mesh, p.owner)) *
+                          model.bytesPerElement;
         continue;
       }
       if (naive && s.kind != CommStep::Kind::ReduceGrad &&
@@ -612,11 +611,14 @@ ScheduleEstimator::releaseGroupsOf(
     const std::vector<std::vector<size_t>> &rounds, int64_t prefetch,
     bool batch) const {
   std::vector<RoundParam> params;
-  for (size_t p = 0; p < steps->owned.size(); ++p)
+  std::vector<double> bytes;
+  for (size_t p = 0; p < steps->owned.size(); ++p) {
     params.push_back({&steps->params[p].plan, &steps->owned[p].steps,
                       steps->owned[p].ownerCoords});
-  return releaseGroups(rounds, params, steps->owners, steps->cost, steps->model,
-                       prefetch, batch);
+    bytes.push_back(steps->owned[p].matrixBytes);
+  }
+  return releaseGroups(rounds, params, steps->owners, steps->cost, bytes,
+                       steps->model, prefetch, batch);
 }
 
 ScheduleEstimator::ScheduleEstimator(
@@ -988,13 +990,9 @@ plan::gatheredPeakBytes(const std::vector<ParamCostInput> &params,
   for (size_t i = 0; i < rounds.size(); ++i)
     for (size_t p : rounds[i]) {
       const ParamCostInput &in = params[p];
-      layout::Layout gathered =
-          layoutAfter(in.plan, in.layout, in.plan.chain.size());
-      double bytes =
-          static_cast<double>(layout::localShard(in.shape, gathered, mesh,
-                                                 mesh.coords(in.owner))
-                                  .numElements()) *
-          bytesPerElement;
+      double bytes = static_cast<double>(gatheredElements(
+                         in.plan, in.shape, in.layout, mesh, in.owner)) *
+                     bytesPerElement;
       for (int64_t r : ownerRanks(in.plan, mesh, in.owner))
         perRound[i][r] += bytes;
     }

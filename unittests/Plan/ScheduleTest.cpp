@@ -207,13 +207,19 @@ struct Hsdp {
   groups(int64_t prefetch, bool batch = true,
          const CostModel &model = unitModel()) {
     std::vector<RoundParam> round;
-    for (size_t i = 0; i < params.size(); ++i)
-      round.push_back(
-          {&params[i].plan, &steps[i], mesh.coords(params[i].owner)});
+    std::vector<double> bytes;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const ParamCostInput &p = params[i];
+      round.push_back({&p.plan, &steps[i], mesh.coords(p.owner)});
+      bytes.push_back(static_cast<double>(gatheredElements(
+                          p.plan, p.shape, p.layout, mesh, p.owner)) *
+                      model.bytesPerElement);
+    }
     std::vector<size_t> all(params.size());
     for (size_t i = 0; i < all.size(); ++i)
       all[i] = i;
-    return releaseGroups({all}, round, owners, cost, model, prefetch, batch);
+    return releaseGroups({all}, round, owners, cost, bytes, model, prefetch,
+                         batch);
   }
 };
 

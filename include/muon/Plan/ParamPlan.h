@@ -216,6 +216,13 @@ std::string describe(const CommStep &step, const layout::Mesh &mesh);
 /// p = min(m, n), q = max(m, n) (X X^T, A*A, B*X on the short side).
 double nsFlops(int64_t m, int64_t n, int64_t steps);
 
+/// Elements of what the owner `owner` orthogonalises: its local shard once
+/// every gather of the chain is done (batch dims included).
+int64_t gatheredElements(const ParamPlan &plan,
+                         const std::vector<int64_t> &shape,
+                         const layout::Layout &layout, const layout::Mesh &mesh,
+                         int64_t owner);
+
 /// NS FLOPs one owner rank spends on the parameter: its largest group slice.
 double ownerFlops(const ParamPlan &plan, const std::vector<int64_t> &shape,
                   const layout::Layout &layout, const layout::Mesh &mesh,

@@ -151,20 +151,20 @@ struct CostModel {
 ///   first level after Newton-Schulz of E (plan::roundCalls, by
 ///   participants), so that waiting for that level before L's
 ///   Newton-Schulz holds up no rank of L;
-/// - the results of E's owner with the most (the nsMatrices of its E
-///   parameters, `model.bytesPerElement` each) take longer through the
-///   faster link than E's levels of calls after Newton-Schulz take in
-///   latency on the slower one: splitting adds that many calls, which only
-///   results that large repay.
+/// - the results of E's owner with the most (`resultBytes` summed over its
+///   E parameters: per parameter, what its owner orthogonalises) take
+///   longer through the faster link (more bandwidth) than E's levels of
+///   calls after Newton-Schulz take in latency on the slower one (less
+///   bandwidth; the link between nodes on a tie): splitting adds that many
+///   calls, which only results that large repay.
 /// Then E's results leave while L's Newton-Schulz runs, instead of after
 /// it. `params` has one entry per parameter (indexed as in `rounds`); each
 /// group lists its parameters in index order.
-std::vector<std::vector<std::vector<size_t>>>
-releaseGroups(const std::vector<std::vector<size_t>> &rounds,
-              const std::vector<RoundParam> &params,
-              const std::vector<int64_t> &owners,
-              const std::vector<double> &cost, const CostModel &model,
-              int64_t prefetch, bool batch);
+std::vector<std::vector<std::vector<size_t>>> releaseGroups(
+    const std::vector<std::vector<size_t>> &rounds,
+    const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
+    const std::vector<double> &cost, const std::vector<double> &resultBytes,
+    const CostModel &model, int64_t prefetch, bool batch);
 
 /// One parameter as the estimate needs it.
 struct ParamCostInput {

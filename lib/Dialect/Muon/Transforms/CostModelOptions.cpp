@@ -74,9 +74,11 @@ plan::CostModel muon::optim::costModelFor(StepOp step,
                                           const CostModelOptions &options) {
   plan::CostModel model;
   model.ranksPerNode = options.ranksPerNode;
-  model.intraNode = {options.intraNodeLatencyUs * 1e-6,
+  // Divided, not multiplied by 1e-6: 10 us is then exactly 1e-5 s, so a
+  // comparison at a documented threshold comes out as documented.
+  model.intraNode = {options.intraNodeLatencyUs / 1e6,
                      options.intraNodeGBps * 1e9};
-  model.interNode = {options.interNodeLatencyUs * 1e-6,
+  model.interNode = {options.interNodeLatencyUs / 1e6,
                      options.interNodeGBps * 1e9};
   if (options.nsTflops > 0)
     model.nsFlopRate = options.nsTflops * 1e12;

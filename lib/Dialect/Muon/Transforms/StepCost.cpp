@@ -81,12 +81,18 @@ muon::optim::releasesOf(StepOp step, const StepFacts &facts,
                         int64_t prefetch, bool batch,
                         const CostModelOptions &model) {
   std::vector<int64_t> owners = ownersOf(step);
+  plan::CostModel costModel = costModelFor(step, model);
   std::vector<plan::RoundParam> params;
-  for (size_t p = 0; p < facts.params.size(); ++p)
-    params.push_back(
-        {&facts.params[p].plan, &steps[p], facts.mesh.coords(owners[p])});
+  std::vector<double> bytes;
+  for (size_t p = 0; p < facts.params.size(); ++p) {
+    const ParamFacts &f = facts.params[p];
+    params.push_back({&f.plan, &steps[p], facts.mesh.coords(owners[p])});
+    bytes.push_back(static_cast<double>(plan::gatheredElements(
+                        f.plan, f.shape, f.layout, facts.mesh, owners[p])) *
+                    costModel.bytesPerElement);
+  }
   return plan::releaseGroups(rounds, params, owners, nsCosts(step, facts),
-                             costModelFor(step, model), prefetch, batch);
+                             bytes, costModel, prefetch, batch);
 }
 
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,

@@ -1,0 +1,61 @@
+// The size rule of early release (docs/schedule.md, "Early release"):
+// a round splits only when the results of its lightest group's owner with
+// the most take longer through the faster link (360 GB/s) than its levels
+// of calls after Newton-Schulz (here 2: scatter over dp, broadcast over
+// rep) take in latency on the slower link (between nodes, 10 us). Each
+// case: HSDP on [rep = 2, dp = 2], rank 0 orthogonalises the first
+// parameter, rank 2 a 320x320 matrix with more than twice its work.
+
+// RUN: muon-opt %s --split-input-file --muon-report -o /dev/null | FileCheck %s --check-prefix=DEFAULT
+// RUN: muon-opt %s --split-input-file --muon-expand-step --dist-verify-spmd -o /dev/null
+
+// The latency that counts is the slower link's: 20 us in a node changes
+// nothing, 20 us between nodes doubles the threshold (14.4 MB) and no round
+// splits.
+// RUN: muon-opt %s --split-input-file --muon-report=intra-node-latency-us=20 -o /dev/null | FileCheck %s --check-prefix=DEFAULT
+// RUN: muon-opt %s --split-input-file --muon-report=inter-node-latency-us=20 -o /dev/null | FileCheck %s --check-prefix=SLOW
+
+// DEFAULT: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
+// DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls
+// DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls
+// SLOW-COUNT-3: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
+
+// Exactly at the threshold: rank 0's 8x225000 result is 7,200,000 bytes,
+// 20 us through 360 GB/s, as long as two calls' latency between nodes
+// (2 x 10 us): no split.
+dist.mesh @m [rep = 2, dp = 2]
+func.func @at(%p0: !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, %p1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %g0: !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, %g1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %m0: !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, %m1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>) {
+  %r:4 = muon.step params(%p0, %p1 : !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      grads(%g0, %g1 : !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      momenta(%m0, %m1 : !dist.tensor<8x225000xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      {lr = 0.02 : f64, owners = array<i64: 0, 2>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"at0">, #muon.param<"at1">]}
+  return
+}
+
+// -----
+
+// 256 bytes above it: split.
+dist.mesh @m [rep = 2, dp = 2]
+func.func @above(%p0: !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, %p1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %g0: !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, %g1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %m0: !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, %m1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>) {
+  %r:4 = muon.step params(%p0, %p1 : !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      grads(%g0, %g1 : !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      momenta(%m0, %m1 : !dist.tensor<8x225008xf32, @m, [replicate, shard<0>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      {lr = 0.02 : f64, owners = array<i64: 0, 2>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"above0">, #muon.param<"above1">]}
+  return
+}
+
+// -----
+
+// An expert stack counts its batch: 4 matrices of 8x65536 are 8 MiB (one
+// alone would be 2 MiB, below the threshold): split.
+dist.mesh @m [rep = 2, dp = 2]
+func.func @stack(%p0: !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, %p1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %g0: !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, %g1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>, %m0: !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, %m1: !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>) {
+  %r:4 = muon.step params(%p0, %p1 : !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      grads(%g0, %g1 : !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      momenta(%m0, %m1 : !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
+      {lr = 0.02 : f64, owners = array<i64: 0, 2>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"stack0">, #muon.param<"stack1">]}
+  return
+}
