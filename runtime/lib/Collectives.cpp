@@ -258,7 +258,9 @@ int64_t _mlir_ciface_muon_rt_reduce_scatter(int64_t comm, muon_rt_memref *in,
   Counts counts = blockCounts(extents, outer, inner);
   Request r = c.request();
   const float *source = c.in.data;
-  if (outer > 1) {
+  // Asynchronous: the caller may free or reuse its input at once, so the
+  // runtime sends a copy (docs/runtime.md, "Asynchronous calls").
+  if (outer > 1 || async) {
     r.staging.resize(counts.total());
     restage(c.in.data, r.staging.data(), extents, outer, inner, true);
     source = r.staging.data();
@@ -287,6 +289,12 @@ int64_t _mlir_ciface_muon_rt_all_reduce(int64_t comm, muon_rt_memref *in,
            " differ");
   Request r = c.request();
   int64_t n = c.out.numElements();
+  const float *source = c.in.data;
+  if (async) { // sent from a copy, as above
+    float *copy = r.staging.resize(n);
+    restage(c.in.data, copy, {n}, 1, 1, true);
+    source = copy;
+  }
   if (red == Reduce::Avg) {
     float *o = c.out.data;
     float s = 1.0f / static_cast<float>(c.comm->size);
@@ -294,7 +302,7 @@ int64_t _mlir_ciface_muon_rt_all_reduce(int64_t comm, muon_rt_memref *in,
   }
   std::string error;
   counters().bytes_sent += 4 * n;
-  r.op = tensorBackend().allReduce(c.comm->backendId, c.in.data, c.out.data, n,
+  r.op = tensorBackend().allReduce(c.comm->backendId, source, c.out.data, n,
                                    red, error);
   c.check(r.op, error);
   return submit(std::move(r), async);
@@ -406,6 +414,13 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
   if (!out || out->stride != 1 ||
       (!w.empty() && (int64_t)w.size() != out->size))
     fatal("chunk_extents", "", "weights and extent table sizes differ");
+  // The compiler's tables are verified; a host's may not be (a zero sum
+  // would divide by zero in the rule).
+  std::string bad =
+      muon::layout::verifyWeights(w, out->size, "the weights table");
+  if (length < 0 || !bad.empty())
+    fatal("chunk_extents", "",
+          length < 0 ? "negative length " + std::to_string(length) : bad);
   for (int64_t i = 0; i < out->size; ++i)
     out->aligned[out->offset + i] =
         muon::layout::chunk(length, out->size, i, w).size;
@@ -416,7 +431,7 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
 } // extern "C"
 
 void muon::rt::arriveAll(const std::string &op, const std::string &comm) {
-  Request r{nullptr, {}, {}, {}, op, comm};
+  Request r{nullptr, {}, {}, {}, op, comm, tracing() ? traceNow() : 0.0};
   std::string error;
   r.op = backend().worldBarrier(error);
   if (!r.op)
@@ -438,7 +453,8 @@ const Communicator &world(int64_t &handle) {
 }
 
 Request hostRequest(const char *name, const Communicator &c) {
-  return Request{nullptr, {}, {}, {}, name, c.name};
+  return Request{nullptr, {}, {}, {}, name, c.name,
+                 tracing() ? traceNow() : 0.0};
 }
 } // namespace
 

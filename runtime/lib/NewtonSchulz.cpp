@@ -164,8 +164,10 @@ NsCall muon::rt::readNsCall(muon_rt_memref *xm, muon_rt_memref *outm,
               x.shapeStr() + ": the shapes must be equal");
   for (int64_t i = 0; c && i < c->size; ++i)
     call.coeffs.push_back(c->aligned[c->offset + i * c->stride]);
-  if (steps < 1 || (call.coeffs.size() != 3 &&
-                    static_cast<int64_t>(call.coeffs.size()) != 3 * steps))
+  if (steps < 1)
+    fatal(op, "", std::to_string(steps) + " steps; need at least 1");
+  if (call.coeffs.size() != 3 &&
+      static_cast<int64_t>(call.coeffs.size()) != 3 * steps)
     fatal(op, "",
           std::to_string(call.coeffs.size()) + " coefficients for " +
               std::to_string(steps) + " steps (need 3 or 3 * steps)");

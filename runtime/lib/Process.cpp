@@ -145,10 +145,18 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
   std::vector<int64_t> table = valuesOf(expected);
   int64_t rank = backend().worldRank(), size = backend().worldSize();
   int64_t r = static_cast<int64_t>(v.shape.size());
-  if (static_cast<int64_t>(table.size()) != size * r)
+  int64_t entries = static_cast<int64_t>(table.size());
+  // A table of whole rows names the ranks it was made for; any other is
+  // not a table of this argument's rank at all.
+  if (r > 0 && entries % r != 0)
+    fatal("check_arg", "",
+          what + ": the shape table has " + std::to_string(entries) +
+              " entries, not a multiple of the argument's " +
+              std::to_string(r) + " dims");
+  if (entries != size * r)
     fatal("check_arg", "",
           what + ": the program was compiled for " +
-              std::to_string(r ? table.size() / r : 0) +
+              std::to_string(r ? entries / r : 0) +
               " ranks but the job has " + std::to_string(size));
   std::vector<int64_t> want(table.begin() + rank * r,
                             table.begin() + (rank + 1) * r);

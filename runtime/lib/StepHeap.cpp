@@ -48,7 +48,8 @@ void *allocate(size_t alignment, size_t bytes) {
     alignment = alignof(Header);
   // Room for the header before an aligned address inside the block.
   size_t extra = alignment + sizeof(Header);
-  void *block = std::malloc(bytes + extra);
+  // bytes + extra must not wrap to a small block.
+  void *block = bytes > SIZE_MAX - extra ? nullptr : std::malloc(bytes + extra);
   if (!block)
     muon_rt_fail("allocation", "out of memory for a step buffer");
   uintptr_t start = reinterpret_cast<uintptr_t>(block) + sizeof(Header);

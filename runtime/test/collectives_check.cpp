@@ -17,10 +17,15 @@
 
 #include "muon/Runtime/muon_runtime.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+// What compiled steps allocate through (the runtime provides it).
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes);
 
 namespace {
 
@@ -121,6 +126,14 @@ int main(int argc, char **argv) {
   int64_t comm = _mlir_ciface_muon_rt_comm(&mesh.a, &axes.a);
   if (argc > 1 && std::strcmp(argv[1], "bad-wait") == 0)
     muon_rt_wait(42);
+  if (argc > 1 && std::strcmp(argv[1], "zero-weights") == 0) {
+    // A host's weights table is checked: a zero sum would divide by zero.
+    I64 weights({0, 0}), out({0, 0});
+    _mlir_ciface_muon_rt_chunk_extents(10, &weights.a, &out.a);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "huge-alloc") == 0 && rank == 0)
+    // Size plus header must not wrap to a small block.
+    _mlir_memref_to_llvm_alloc(SIZE_MAX);
   if (argc > 1 && std::strcmp(argv[1], "host-arg") == 0) {
     // A target=cuda step's entry arguments must be memory of the rank's
     // GPU: device memory passes the check, host memory ends the job.
@@ -195,6 +208,10 @@ int main(int argc, char **argv) {
                                                  &ext.a, 1);
     int64_t r2 = _mlir_ciface_muon_rt_all_reduce(comm, b.ref(), rb.ref(),
                                                  MUON_RT_SUM, 1);
+    // The runtime sends a copy of an asynchronous call's input: the caller
+    // may change it at once.
+    if (!onDevice)
+      std::fill(b.data.begin(), b.data.end(), 100.0f);
     muon_rt_wait(r2);
     muon_rt_wait(r1);
     expect("async all_gather", ga.got(), {0, 1, 2});
