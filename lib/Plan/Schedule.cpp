@@ -67,6 +67,23 @@ std::vector<plan::RoundAction> plan::roundProgram(size_t numRounds,
   return roundProgram(std::vector<size_t>(numRounds, 1), prefetch);
 }
 
+namespace {
+/// `values` summed per owner (`owners`) over the parameters `which`, and
+/// the largest sum.
+std::pair<std::map<int64_t, double>, double>
+sumPerOwner(const std::vector<size_t> &which,
+            const std::vector<int64_t> &owners,
+            const std::vector<double> &values) {
+  std::map<int64_t, double> sums;
+  for (size_t p : which)
+    sums[owners[p]] += values[p];
+  double most = 0;
+  for (const auto &[owner, sum] : sums)
+    most = std::max(most, sum);
+  return {sums, most};
+}
+} // namespace
+
 std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     const std::vector<std::vector<size_t>> &rounds,
     const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
@@ -78,12 +95,7 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     groups.push_back(round);
     if (prefetch <= 0 || !batch)
       continue;
-    std::map<int64_t, double> work;
-    for (size_t p : round)
-      work[owners[p]] += cost[p];
-    double anchor = 0;
-    for (const auto &[owner, w] : work)
-      anchor = std::max(anchor, w);
+    auto [work, anchor] = sumPerOwner(round, owners, cost);
     std::vector<size_t> early, late;
     for (size_t p : round)
       (work[owners[p]] <= anchor / 2 ? early : late).push_back(p);
@@ -148,12 +160,7 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     for (const RoundCall &call :
          roundCalls(earlyParams, /*afterNs=*/true, batch))
       levels = std::max(levels, call.level + 1);
-    std::map<int64_t, double> bytesOf;
-    for (size_t p : early)
-      bytesOf[owners[p]] += resultBytes[p];
-    double most = 0;
-    for (const auto &[owner, bytes] : bytesOf)
-      most = std::max(most, bytes);
+    double most = sumPerOwner(early, owners, resultBytes).second;
     // The slower link is the one of less bandwidth (between nodes on a
     // tie).
     const Link &fast = model.intraNode.bandwidth > model.interNode.bandwidth
