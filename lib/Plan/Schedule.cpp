@@ -127,9 +127,10 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     std::vector<RoundParam> earlyParams;
     for (size_t p : early)
       earlyParams.push_back(params[p]);
+    std::vector<RoundCall> earlyCalls =
+        roundCalls(earlyParams, /*afterNs=*/true, batch);
     std::vector<std::vector<int64_t>> firstLevel;
-    for (const RoundCall &call :
-         roundCalls(earlyParams, /*afterNs=*/true, batch))
+    for (const RoundCall &call : earlyCalls)
       if (call.level == 0) {
         auto [i, s] = call.items.front();
         firstLevel.push_back(participants(*earlyParams[i].plan,
@@ -157,8 +158,7 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     if (heldUp)
       continue;
     size_t levels = 0;
-    for (const RoundCall &call :
-         roundCalls(earlyParams, /*afterNs=*/true, batch))
+    for (const RoundCall &call : earlyCalls)
       levels = std::max(levels, call.level + 1);
     double most = sumPerOwner(early, owners, resultBytes).second;
     // The slower link is the one of less bandwidth (between nodes on a

@@ -21,9 +21,8 @@ bool CostModelOptions::isDefault() const {
          interNodeLatencyUs == d.interNodeLatencyUs && nsTflops == d.nsTflops;
 }
 
-LogicalResult
-muon::optim::verifyCostModelOptions(Location loc, StringRef pass,
-                                    const CostModelOptions &options) {
+static LogicalResult verifyCostModelOptions(Location loc, StringRef pass,
+                                            const CostModelOptions &options) {
   auto fail = [&](StringRef option, double value, StringRef want) {
     std::string text;
     llvm::raw_string_ostream(text) << llvm::format("%g", value);

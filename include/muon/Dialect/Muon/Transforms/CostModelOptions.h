@@ -34,15 +34,11 @@ struct CostModelOptions {
   bool isDefault() const;
 };
 
-/// An error at `loc` naming `pass` and the option when a figure is out of
-/// range: ranks per node below 1, a bandwidth outside 1e-9 .. 1e9 GB/s, a
-/// latency outside 0 .. 1e9 us, a rate other than 0 outside 1e-9 .. 1e9
-/// TFLOP/s (so that no estimate overflows), or any that is not finite.
-mlir::LogicalResult verifyCostModelOptions(mlir::Location loc,
-                                           llvm::StringRef pass,
-                                           const CostModelOptions &options);
-
-/// The options of a pass's six figures, checked (verifyCostModelOptions).
+/// The options of a pass's six figures, checked: an error at `loc` naming
+/// `pass` and the option when a figure is out of range (ranks per node
+/// below 1, a bandwidth outside 1e-9 .. 1e9 GB/s, a latency outside
+/// 0 .. 1e9 us, a rate other than 0 outside 1e-9 .. 1e9 TFLOP/s, so that no
+/// estimate overflows; or any that is not finite).
 mlir::FailureOr<CostModelOptions>
 costModelOptions(mlir::Location loc, llvm::StringRef pass, int64_t ranksPerNode,
                  double intraNodeGBps, double intraNodeLatencyUs,
