@@ -50,13 +50,13 @@ cl::opt<std::string> entry("entry",
                            cl::desc("Function holding the muon.step (default: "
                                     "the only one)"),
                            cl::init(""), cl::cat(category));
-cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps to run"),
+cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps to run (default 3)"),
                        cl::init(3), cl::cat(category));
-cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data generator"),
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data generator (default 1)"),
                        cl::init(1), cl::cat(category));
-cl::opt<double> rtol("rtol", cl::desc("Relative tolerance (numpy.allclose)"),
+cl::opt<double> rtol("rtol", cl::desc("Relative tolerance (numpy.allclose; default 1e-5)"),
                      cl::init(1e-5), cl::cat(category));
-cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance (numpy.allclose)"),
+cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance (numpy.allclose; default 1e-5)"),
                      cl::init(1e-5), cl::cat(category));
 cl::opt<std::string> dumpDir(
     "dump",
@@ -123,7 +123,7 @@ cl::opt<double> weightDecayOpt(
     cl::desc("The weight decay of a step that reads weight_decay as an "
              "operand"),
     cl::init(0), cl::cat(category));
-cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3)"),
+cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3; default 2)"),
                       cl::init(2), cl::cat(category));
 /// `v` in decimal that reads back as the same double (std::to_string keeps
 /// six decimals: 1e-9 would reach the ranks as 0.000000).
@@ -139,13 +139,14 @@ cl::opt<double> timeout("timeout",
                                  "take, before the job is aborted (sets "
                                  "MUON_RT_TIMEOUT_S; default 300)"),
                         cl::init(0), cl::cat(category));
-cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher"),
+cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher (default: mpirun on the PATH)"),
                             cl::init("mpirun"), cl::cat(category));
 cl::opt<std::string> inject(
     "inject-fault",
     cl::desc("Test hook: kill@RANK:STEP, hang@RANK:STEP, "
              "shard-shape@RANK:STEP or corrupt@RANK:STEP makes that rank die, "
-             "hang, pass a wrong shard, or perturb its first parameter shard "
+             "hang, pass a wrong shard, or perturb its first non-empty parameter "
+             "shard "
              "by 1e-3 after the step (the check must then FAIL)"),
     cl::init(""), cl::cat(category));
 cl::opt<bool> allowOversubscribe(

@@ -73,8 +73,9 @@ def ConvertMuonToRuntime : Pass<"convert-muon-to-runtime", "mlir::ModuleOp"> {
     Runs after `muon-expand-step`, on local tensors. For `target=cpu`,
     `muon.newton_schulz` becomes a copy of the operand into a fresh buffer
     and `muon_rt_newton_schulz` on it (in place, CBLAS GEMMs, counted in the
-    runtime's NS counters). Only f32 tensors and `in f32` Newton-Schulz are
-    lowered; anything else is an error at the op. For `target=cuda`, the
+    runtime's NS counters). Only f32 tensors are lowered, `in f32` or
+    `in bf16` (bf16 operands emulated with fp32 accumulation); anything
+    else is an error at the op. For `target=cuda`, the
     same copy and `muon_rt_newton_schulz_cuda` on it: the runtime stages the
     buffer through the GPU, `in bf16` on tensor cores (fp32 accumulation),
     `in f32` in exact fp32 (no TF32); other compute types are an error. A
@@ -109,9 +110,11 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
       chunk rule, `sizes` or `weights`.
     * `dist.mesh` and `dist.flat_group` are removed once nothing uses them.
 
-    Asynchronous collectives (`!dist.token`), `dist.redistribute`, and
-    `dist.to_local`/`dist.from_local` away from a function boundary are
-    reported as errors: nothing produces them before this pass today.
+    Asynchronous collectives become the runtime's start calls, returning a
+    request that `dist.wait` completes (a token still live at a return or
+    read before its wait is an error). `dist.redistribute` (lower it with
+    `dist-lower-redistribute` first) and `dist.to_local`/`dist.from_local`
+    away from a function boundary are reported as errors.
   }];
   let options = !listconcat(targetOptions, [checkOutputOption]);
   let dependentDialects = ["mlir::arith::ArithDialect",

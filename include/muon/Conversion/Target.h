@@ -5,8 +5,8 @@
 // patterns for them (and, at run time, the runtime backend that serves the
 // calls). Momentum, update and the function boundary are shared by every
 // target. Adding a target means adding an enumerator to muon::Target and
-// its name to the two `target` option lists (Passes.td's targetOptions and
-// MuonToLLVMOptions), a row in lib/Conversion/Targets.cpp with its patterns,
+// its name to the three `target` option lists (Passes.td's targetOptions,
+// MuonToLLVMOptions and muon-run's --target), a row in lib/Conversion/Targets.cpp with its patterns,
 // and a runtime backend: the existing patterns are not edited.
 //
 //===----------------------------------------------------------------------===//

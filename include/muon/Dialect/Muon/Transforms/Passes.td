@@ -194,8 +194,8 @@ def MuonTimeline : Pass<"muon-timeline", "mlir::ModuleOp"> {
     Option<"schedule", "schedule", "std::string", "\"step\"",
            "step (what the step compiles to), naive, sequential or rounds">,
     Option<"prefetch", "prefetch", "int64_t", "0",
-           "Rounds whose gathers are in flight ahead (default: the step's "
-           "prefetch_count with schedule=step, else 0)">,
+           "Rounds whose gathers are in flight ahead, 0 to 64 (default: the "
+           "step's prefetch_count with schedule=step, else 0)">,
     Option<"nsStackBytes", "ns-stack-bytes", "int64_t", "0",
            "Make the rounds as muon-expand-step{ns-stack-bytes} does (an "
            "owner's same-shape matrices stacked up to this many bytes; "
