@@ -223,6 +223,14 @@ class CompiledStep:
 
     def __call__(self, params, grads, momenta, *, lr=None,
                  weight_decay=None):
+        return self._invoke(self._prepare(params, grads, momenta, lr=lr,
+                                          weight_decay=weight_decay))
+
+    def _prepare(self, params, grads, momenta, *, lr=None,
+                 weight_decay=None):
+        """Every check of a call, and its buffers (arguments, then the
+        out-buffers): raises MuonError before anything runs. What
+        _invoke runs."""
         given = {PARAM: self._by_param(params, "params"),
                  GRAD: self._by_param(grads, "grads"),
                  MOMENTUM: self._by_param(momenta, "momenta")}
@@ -277,6 +285,10 @@ class CompiledStep:
                 f"{self.step.num_ranks}, but this process is rank {me} of a "
                 f"job of {ranks} (launch with mpirun -np "
                 f"{self.step.num_ranks}, one process per rank)")
+        return buffers, outs
+
+    def _invoke(self, prepared):
+        buffers, outs = prepared
         error = self._exe.invoke(buffers + outs)
         if error:
             raise MuonError(f"@{self.entry}: {error}")

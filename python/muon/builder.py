@@ -62,12 +62,19 @@ def Reduced() -> Placement:
 PlacementSpec = Union[Sequence[Union[Placement, str]],
                       Mapping[str, Union[Placement, str]]]
 
+def _integer(v, name: str) -> int:
+    """`v` as an int, refusing values it would change (2.5, True)."""
+    if isinstance(v, bool) or not float(v).is_integer():
+        raise MuonError(f"{name} must be an integer, got {v!r}")
+    return int(v)
+
+
 _HYPER = {
     # name: (attribute, how to print it)
     "lr": ("lr", lambda v: f"{_f64(v)} : f64"),
     "momentum": ("momentum", lambda v: f"{_f64(v)} : f64"),
     "nesterov": ("nesterov", lambda v: "true" if v else "false"),
-    "ns_steps": ("ns_steps", lambda v: f"{int(v)} : i64"),
+    "ns_steps": ("ns_steps", lambda v: f"{_integer(v, 'ns_steps')} : i64"),
     "ns_coefficients": ("ns_coeffs",
                         lambda v: "array<f64: " +
                         ", ".join(_f64(c) for c in _flat(v)) + ">"),

@@ -24,6 +24,7 @@ them and loads them onto another mesh. See docs/python.md.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -183,7 +184,8 @@ class Muon(torch.optim.Optimizer):
     "match_rms_adamw"), plus: ``async_gpu_parallelism`` (rounds, default
     True), ``prefetch_count`` (default 1), ``assignment`` (owner strategy:
     "balanced" (default), "round_robin"), ``momentum_form`` ("lerp" as
-    torch, or "sum"), ``ns_dtype`` ("f32"; "bf16" needs the cuda target).
+    torch, or "sum"), ``ns_dtype`` ("f32", or "bf16": bf16 operands with fp32 accumulation,
+    emulated on the cpu target).
     Newton-Schulz runs in fp32 by default, where torch.optim.Muon casts to
     bf16: results then match an fp32 single-device step to 1e-5.
 
@@ -236,22 +238,43 @@ class Muon(torch.optim.Optimizer):
                             prefetch_count=prefetch_count,
                             strategy=assignment, momentum_form=momentum_form,
                             ns_dtype=ns_dtype)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.ndim < 2:
-                    raise ValueError(
-                        "Muon only supports 2D parameters whereas we found "
-                        f"a parameter with size: {p.size()}")
+        self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int]]] = {}
+        self._key_of: Dict[int, tuple] = {}   # id(compiled step) -> key
+        self._mesh: Optional[_MeshInfo] = None
+        self._target = "cpu"
+
+    def add_param_group(self, param_group) -> None:
+        """torch's add_param_group (the constructor adds its groups through
+        it too), with Muon's checks on the group's parameters and their
+        momenta created."""
+        super().add_param_group(param_group)
+        group = self.param_groups[-1]
+        for p in group["params"]:
+            if p.ndim < 2:
+                self.param_groups.pop()
+                raise ValueError(
+                    "Muon only supports 2D parameters whereas we found "
+                    f"a parameter with size: {p.size()}")
+            if torch.is_complex(p):
+                self.param_groups.pop()
+                raise RuntimeError("Muon does not support complex parameters")
         # Momenta exist from the start (zeros with the parameters'
         # placements), so a checkpoint taken before the first step already
         # holds them and torch.distributed.checkpoint needs no dry step.
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.state[p]["momentum_buffer"] = torch.zeros_like(
-                    p.detach())
-        self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int]]] = {}
-        self._mesh: Optional[_MeshInfo] = None
-        self._target = "cpu"
+        for p in group["params"]:
+            self._momentum(p)
+        # A group added after the first step may bring another mesh (or
+        # device): look again at the next step.
+        if getattr(self, "_mesh", None) is not None:
+            self._mesh = None
+
+    def _momentum(self, p: torch.Tensor) -> torch.Tensor:
+        """p's momentum buffer, zero where there is none yet (a state loaded
+        from a torch.optim.Muon whose parameter never had a gradient)."""
+        state = self.state[p]
+        if "momentum_buffer" not in state:
+            state["momentum_buffer"] = torch.zeros_like(p.detach())
+        return state["momentum_buffer"]
 
     # -- building -----------------------------------------------------------
 
@@ -307,7 +330,44 @@ class Muon(torch.optim.Optimizer):
                 f"{dist.get_rank()}: start the job with mpirun and "
                 "initialise torch.distributed with the same ranks")
         self._compiled[key] = (compiled, with_grad)
+        self._key_of[id(compiled)] = key
         return self._compiled[key]
+
+    def _agree(self, gi: int, what, error: Optional[BaseException]) -> None:
+        """Every rank of the job compares `what` (this rank's description of
+        group gi's step: its parameters, layouts, hyper-parameters and lr /
+        weight_decay) and whether preparing it failed, over torch.distributed
+        (one small all-gather per group and step). A rank that failed, or
+        that would run another step than its peers, would leave the others
+        waiting in a collective for ever or exchanging tensors of the wrong
+        sizes: every rank raises instead."""
+        import torch.distributed as dist
+        if not (dist.is_available() and dist.is_initialized()) or \
+                dist.get_world_size() == 1:
+            if error is not None:
+                raise error
+            return
+        digest = hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+        mine = (digest, None if error is None else
+                f"{type(error).__name__}: {error}")
+        everyone = [None] * dist.get_world_size()
+        dist.all_gather_object(everyone, mine)
+        if error is not None:
+            raise error
+        failed = [(r, e) for r, (_, e) in enumerate(everyone) if e]
+        if failed:
+            r, e = failed[0]
+            raise MuonError(f"parameter group {gi}: rank {r} could not "
+                            f"prepare its step ({e}), so no rank runs it")
+        digests = [d for d, _ in everyone]
+        if len(set(digests)) > 1:
+            differ = [r for r, d in enumerate(digests) if d != digests[0]]
+            raise MuonError(
+                f"parameter group {gi}: ranks {differ} would run another "
+                "step than rank 0 (every rank must step the same "
+                "parameters, with the same shapes, layouts, gradients "
+                "present and hyper-parameters, lr and weight_decay "
+                "included), so no rank runs it")
 
     # -- stepping -----------------------------------------------------------
 
@@ -327,15 +387,28 @@ class Muon(torch.optim.Optimizer):
             params = group["params"]
             with_grad = [i for i, p in enumerate(params)
                          if p.grad is not None]
-            if not with_grad:
+            error, prepared, what = None, None, ("no gradients", gi)
+            try:
+                for i in with_grad:
+                    if params[i].grad.is_sparse:
+                        raise RuntimeError(
+                            "Muon does not support sparse gradients")
+                if with_grad:
+                    compiled, order = self._compile(gi, group, with_grad)
+                    P = [_local(params[i]).detach() for i in order]
+                    G = [_local(params[i].grad).detach() for i in order]
+                    M = [_local(self._momentum(params[i])) for i in order]
+                    lr = float(group["lr"])
+                    weight_decay = float(group["weight_decay"])
+                    what = (self._key_of[id(compiled)], lr, weight_decay)
+                    prepared = compiled._prepare(P, G, M, lr=lr,
+                                                 weight_decay=weight_decay)
+            except Exception as e:  # every rank learns of it (_agree)
+                error = e
+            self._agree(gi, what, error)
+            if prepared is None:
                 continue
-            compiled, order = self._compile(gi, group, with_grad)
-            P = [_local(params[i]).detach() for i in order]
-            G = [_local(params[i].grad).detach() for i in order]
-            M = [_local(self.state[params[i]]["momentum_buffer"])
-                 for i in order]
-            newP, newM = compiled(P, G, M, lr=float(group["lr"]),
-                                  weight_decay=float(group["weight_decay"]))
+            newP, newM = compiled._invoke(prepared)
             for k, i in enumerate(order):
                 P[k].copy_(newP[k])
                 M[k].copy_(newM[k])
@@ -353,6 +426,18 @@ class DistributedConfig:
     def __init__(self, groups: Dict[str, object], tp_dim_per_param,
                  async_gpu_parallelism: bool, prefetch_count: int):
         self.groups = groups
+        valid = tp_dim_per_param is None or (
+            isinstance(tp_dim_per_param, int)
+            and not isinstance(tp_dim_per_param, bool)) or (
+            isinstance(tp_dim_per_param, dict) and all(
+                isinstance(k, int) and isinstance(v, int)
+                and not isinstance(v, bool)
+                for k, v in tp_dim_per_param.items()))
+        if not valid:
+            raise MuonError(
+                "tp_dim_per_param must be an int (every parameter's dim) or "
+                "a dict of parameter index -> dim, got "
+                f"{type(tp_dim_per_param).__name__} {tp_dim_per_param!r}")
         self.tp_dim_per_param = tp_dim_per_param
         self.async_gpu_parallelism = async_gpu_parallelism
         self.prefetch_count = prefetch_count
@@ -420,7 +505,8 @@ class DistributedConfig:
             d = self._tp_dim(flat)
             if not 0 <= d < p.ndim:
                 raise MuonError(f"{what}: tp dim {d} is not a dim of the "
-                                f"parameter's {p.ndim}")
+                                f"parameter's {p.ndim} dims (0 to "
+                                f"{p.ndim - 1})")
             split.setdefault(d, []).append("tp")
         for d, axes in split.items():
             for a in axes:

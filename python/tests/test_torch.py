@@ -268,3 +268,80 @@ def test_a_param_group_orthogonalises_in_blocks():
         opt.step()
     np.testing.assert_allclose(qkv.detach().numpy(), rp, rtol=1e-5, atol=1e-5)
     assert not np.allclose(wp, rp, atol=1e-3)  # the blocks matter
+
+
+def test_a_group_added_later_steps_with_zero_momenta():
+    # add_param_group (as torch.optim.Muon allows) gives the new group's
+    # parameters zero momenta and the same checks as the constructor.
+    torch.manual_seed(6)
+    w = torch.nn.Parameter(torch.randn(6, 4))
+    v = torch.nn.Parameter(torch.randn(5, 3))
+    opt = Muon([w], lr=0.05, weight_decay=0.1)
+    opt.add_param_group({"params": [v], "lr": 0.02})
+    ref = {id(w): (w.detach().double().numpy(), np.zeros(w.shape), 0.05),
+           id(v): (v.detach().double().numpy(), np.zeros(v.shape), 0.02)}
+    for step in range(2):
+        for p in (w, v):
+            p.grad = torch.randn(p.shape)
+            rp, rm, lr = ref[id(p)]
+            ref[id(p)] = muon_step(rp, p.grad.numpy(), rm, lr=lr,
+                                   weight_decay=0.1) + (lr,)
+        opt.step()
+    for p in (w, v):
+        np.testing.assert_allclose(p.detach().numpy(), ref[id(p)][0],
+                                   rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.zeros(3))]})
+    assert len(opt.param_groups) == 2
+
+
+def test_a_state_without_momenta_starts_them_at_zero():
+    # A state_dict whose parameter never had a gradient (torch.optim.Muon's,
+    # or an empty one) has no momentum buffer: the step starts it at zero.
+    torch.manual_seed(7)
+    w = torch.nn.Parameter(torch.randn(6, 4))
+    opt = Muon([w], lr=0.05, weight_decay=0.1)
+    opt.load_state_dict(torch.optim.Muon([w]).state_dict()
+                        | {"param_groups": opt.state_dict()["param_groups"]})
+    assert "momentum_buffer" not in opt.state[w]
+    w.grad = torch.randn(6, 4)
+    rp, rm = muon_step(w.detach().double().numpy(), w.grad.numpy(),
+                       np.zeros((6, 4)), lr=0.05, weight_decay=0.1)
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), rp, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(opt.state[w]["momentum_buffer"].numpy(), rm,
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_what_torch_muon_refuses_is_refused():
+    with pytest.raises(RuntimeError, match="does not support complex"):
+        Muon([torch.nn.Parameter(torch.ones(3, 3, dtype=torch.complex64))])
+    w = torch.nn.Parameter(torch.ones(3, 3))
+    w.grad = torch.eye(3).to_sparse()
+    with pytest.raises(RuntimeError, match="does not support sparse"):
+        Muon([w]).step()
+    w.grad = torch.ones(3, 3)
+    with pytest.raises(MuonError, match="ns_steps must be an integer, got 2.5"):
+        Muon([w], ns_steps=2.5).step()
+    from muon.optim import create_auto_config
+    with pytest.raises(MuonError, match="tp_dim_per_param must be an int"):
+        create_auto_config(tp_dim_per_param=[0, 1])
+
+
+def test_ranks_that_disagree_all_raise():
+    # Another shape, a gradient on one rank only, another lr, an error on
+    # one rank only: every rank raises (before, some hung in a collective
+    # or returned wrong numbers), and a step on which they agree still runs.
+    _port[0] += 1
+    os.environ["MASTER_PORT"] = str(_port[0])
+    run = mpirun(2, os.path.join(TESTS, "torch_disagree.py"), timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    out = run.stdout
+    assert "rank 0 done" in out and "rank 1 done" in out, out
+    assert "shape rank 0: MuonError: parameter group 0: ranks [1] would " \
+           "run another step than rank 0" in out, out
+    assert "error rank 1: RuntimeError: Muon does not support sparse " \
+           "gradients" in out, out
+    assert "error rank 0: MuonError: parameter group 0: rank 1 could not " \
+           "prepare its step (RuntimeError: Muon does not support sparse " \
+           "gradients), so no rank runs it" in out, out

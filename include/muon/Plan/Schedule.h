@@ -17,6 +17,7 @@
 #include "muon/Plan/ParamPlan.h"
 #include "muon/Plan/Trace.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ struct NsStackKey {
   std::vector<int64_t> kind;
   int64_t bytes = 0;
 };
+
+/// The bytes of `elements` f32 values, saturating at INT64_MAX: a tensor
+/// may hold up to 2^62 elements, whose bytes do not fit an int64 (such a
+/// matrix is then never stacked, as it exceeds every stack bound).
+inline int64_t f32BytesSaturating(int64_t elements) {
+  return elements > INT64_MAX / 4 ? INT64_MAX : elements * 4;
+}
 
 /// The order parameters are updated in, as rounds of parameter indices.
 /// With `rounds`, each owner's stacks are taken in order and packed into

@@ -414,7 +414,7 @@ private:
         continue;
       auto type = dyn_cast<RankedTensorType>(s.x.getType());
       int64_t bytes = type && type.hasStaticShape() && type.getRank() == 2
-                          ? type.getNumElements() * 4
+                          ? plan::f32BytesSaturating(type.getNumElements())
                           : 0;
       if (nsStackBytes <= 0 || bytes == 0 || bytes > nsStackBytes ||
           stackKeys[p].kind.empty()) {

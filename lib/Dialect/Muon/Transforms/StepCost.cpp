@@ -34,7 +34,7 @@ std::vector<plan::NsStackKey> muon::optim::nsStackKeys(const StepFacts &facts) {
       key.kind = {rows, cols,
                   static_cast<int64_t>(reinterpret_cast<uintptr_t>(
                       p.type.getElementType().getAsOpaquePointer()))};
-      key.bytes = rows * cols * 4;
+      key.bytes = plan::f32BytesSaturating(rows * cols);
     }
     keys.push_back(std::move(key));
   }

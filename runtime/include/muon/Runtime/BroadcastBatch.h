@@ -91,8 +91,9 @@ constexpr int64_t kBroadcastSplitMinSavedElements = 1 << 19; // 2 MiB of f32
 /// exchange's latency). Never for k <= 2, where the direct exchange is
 /// already optimal.
 inline bool broadcastByScatterAllGather(const BroadcastLoads &l) {
-  int64_t split = l.scatter + l.allGather;
-  return 4 * split <= 3 * l.direct &&
+  // In 128 bits: loads may reach 2^62 elements (the tensor limit).
+  __int128 split = static_cast<__int128>(l.scatter) + l.allGather;
+  return 4 * split <= 3 * static_cast<__int128>(l.direct) &&
          l.direct - split >= kBroadcastSplitMinSavedElements;
 }
 
