@@ -184,8 +184,8 @@ class Muon(torch.optim.Optimizer):
     "match_rms_adamw"), plus: ``async_gpu_parallelism`` (rounds, default
     True), ``prefetch_count`` (default 1), ``assignment`` (owner strategy:
     "balanced" (default), "round_robin"), ``momentum_form`` ("lerp" as
-    torch, or "sum"), ``ns_dtype`` ("f32", or "bf16": bf16 operands with fp32 accumulation,
-    emulated on the cpu target).
+    torch, or "sum"), ``ns_dtype`` ("f32", or "bf16": bf16 operands with
+    fp32 accumulation, emulated on the cpu target).
     Newton-Schulz runs in fp32 by default, where torch.optim.Muon casts to
     bf16: results then match an fp32 single-device step to 1e-5.
 

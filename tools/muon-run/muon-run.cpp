@@ -52,12 +52,16 @@ cl::opt<std::string> entry("entry",
                            cl::init(""), cl::cat(category));
 cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps to run (default 3)"),
                        cl::init(3), cl::cat(category));
-cl::opt<uint64_t> seed("seed", cl::desc("Seed of the data generator (default 1)"),
+cl::opt<uint64_t> seed("seed",
+                       cl::desc("Seed of the data generator (default 1)"),
                        cl::init(1), cl::cat(category));
-cl::opt<double> rtol("rtol", cl::desc("Relative tolerance (numpy.allclose; default 1e-5)"),
-                     cl::init(1e-5), cl::cat(category));
-cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance (numpy.allclose; default 1e-5)"),
-                     cl::init(1e-5), cl::cat(category));
+cl::opt<double>
+    rtol("rtol", cl::desc("Relative tolerance (numpy.allclose; default 1e-5)"),
+         cl::init(1e-5), cl::cat(category));
+cl::opt<double>
+    atolOpt("atol",
+            cl::desc("Absolute tolerance (numpy.allclose; default 1e-5)"),
+            cl::init(1e-5), cl::cat(category));
 cl::opt<std::string> dumpDir(
     "dump",
     cl::desc("Write initial, per-step and reference tensors as .npy files "
@@ -139,15 +143,17 @@ cl::opt<double> timeout("timeout",
                                  "take, before the job is aborted (sets "
                                  "MUON_RT_TIMEOUT_S; default 300)"),
                         cl::init(0), cl::cat(category));
-cl::opt<std::string> mpirun("mpirun", cl::desc("The MPI launcher (default: mpirun on the PATH)"),
-                            cl::init("mpirun"), cl::cat(category));
+cl::opt<std::string>
+    mpirun("mpirun", cl::desc("The MPI launcher (default: mpirun on the PATH)"),
+           cl::init("mpirun"), cl::cat(category));
 cl::opt<std::string> inject(
     "inject-fault",
-    cl::desc("Test hook: kill@RANK:STEP, hang@RANK:STEP, "
-             "shard-shape@RANK:STEP or corrupt@RANK:STEP makes that rank die, "
-             "hang, pass a wrong shard, or perturb its first non-empty parameter "
-             "shard "
-             "by 1e-3 after the step (the check must then FAIL)"),
+    cl::desc(
+        "Test hook: kill@RANK:STEP, hang@RANK:STEP, "
+        "shard-shape@RANK:STEP or corrupt@RANK:STEP makes that rank die, "
+        "hang, pass a wrong shard, or perturb its first non-empty parameter "
+        "shard "
+        "by 1e-3 after the step (the check must then FAIL)"),
     cl::init(""), cl::cat(category));
 cl::opt<bool> allowOversubscribe(
     "allow-oversubscribe",

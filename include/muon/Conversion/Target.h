@@ -6,8 +6,9 @@
 // calls). Momentum, update and the function boundary are shared by every
 // target. Adding a target means adding an enumerator to muon::Target and
 // its name to the three `target` option lists (Passes.td's targetOptions,
-// MuonToLLVMOptions and muon-run's --target), a row in lib/Conversion/Targets.cpp with its patterns,
-// and a runtime backend: the existing patterns are not edited.
+// MuonToLLVMOptions and muon-run's --target), a row in
+// lib/Conversion/Targets.cpp with its patterns, and a runtime backend: the
+// existing patterns are not edited.
 //
 //===----------------------------------------------------------------------===//
 
