@@ -238,8 +238,9 @@ class Muon(torch.optim.Optimizer):
                             prefetch_count=prefetch_count,
                             strategy=assignment, momentum_form=momentum_form,
                             ns_dtype=ns_dtype)
-        self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int]]] = {}
-        self._key_of: Dict[int, tuple] = {}   # id(compiled step) -> key
+        # compile key -> (compiled step, its parameters' indices, the key)
+        self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int],
+                                          tuple]] = {}
         self._mesh: Optional[_MeshInfo] = None
         self._target = "cpu"
 
@@ -250,14 +251,15 @@ class Muon(torch.optim.Optimizer):
         super().add_param_group(param_group)
         group = self.param_groups[-1]
         for p in group["params"]:
-            if p.ndim < 2:
+            refusal = (
+                ValueError("Muon only supports 2D parameters whereas we "
+                           f"found a parameter with size: {p.size()}")
+                if p.ndim < 2 else
+                RuntimeError("Muon does not support complex parameters")
+                if torch.is_complex(p) else None)
+            if refusal is not None:
                 self.param_groups.pop()
-                raise ValueError(
-                    "Muon only supports 2D parameters whereas we found "
-                    f"a parameter with size: {p.size()}")
-            if torch.is_complex(p):
-                self.param_groups.pop()
-                raise RuntimeError("Muon does not support complex parameters")
+                raise refusal
         # Momenta exist from the start (zeros with the parameters'
         # placements), so a checkpoint taken before the first step already
         # holds them and torch.distributed.checkpoint needs no dry step.
@@ -329,8 +331,7 @@ class Muon(torch.optim.Optimizer):
                 f"the runtime's rank {compiled.rank} is not torch's rank "
                 f"{dist.get_rank()}: start the job with mpirun and "
                 "initialise torch.distributed with the same ranks")
-        self._compiled[key] = (compiled, with_grad)
-        self._key_of[id(compiled)] = key
+        self._compiled[key] = (compiled, with_grad, key)
         return self._compiled[key]
 
     def _agree(self, gi: int, what, error: Optional[BaseException]) -> None:
@@ -394,13 +395,14 @@ class Muon(torch.optim.Optimizer):
                         raise RuntimeError(
                             "Muon does not support sparse gradients")
                 if with_grad:
-                    compiled, order = self._compile(gi, group, with_grad)
+                    compiled, order, key = self._compile(gi, group,
+                                                         with_grad)
                     P = [_local(params[i]).detach() for i in order]
                     G = [_local(params[i].grad).detach() for i in order]
                     M = [_local(self._momentum(params[i])) for i in order]
                     lr = float(group["lr"])
                     weight_decay = float(group["weight_decay"])
-                    what = (self._key_of[id(compiled)], lr, weight_decay)
+                    what = (key, lr, weight_decay)
                     prepared = compiled._prepare(P, G, M, lr=lr,
                                                  weight_decay=weight_decay)
             except Exception as e:  # every rank learns of it (_agree)
