@@ -46,8 +46,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 MATRICES = {"8b": 224, "70b": 560, "405b": 882}
 
 
-def measure(opt, step, out, timing):
-    cmd = ["/usr/bin/time", "-f", "TIME %e %M", opt, step, "--muon-to-llvm",
+def measure(opt, step, out, timing, lowering="--muon-to-llvm"):
+    cmd = ["/usr/bin/time", "-f", "TIME %e %M", opt, step, lowering,
            "-o", out]
     if timing:
         cmd.append("--mlir-timing")

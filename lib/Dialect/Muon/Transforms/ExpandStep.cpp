@@ -453,13 +453,12 @@ private:
   }
 
   /// One Newton-Schulz over the matrices of `stack` (all of type `type`,
-  /// m x n): inserted into a k x m x n batch, orthogonalised, taken out.
+  /// m x n): concatenated into a k x m x n batch, orthogonalised, taken
+  /// out.
   SmallVector<Value> stackedNewtonSchulz(ArrayRef<ParamState *> stack,
                                          RankedTensorType type) {
     int64_t k = static_cast<int64_t>(stack.size());
     int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-    Value batch = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{k, m, n},
-                                          type.getElementType());
     SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(m),
                                     b.getIndexAttr(n)};
     SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
@@ -467,10 +466,12 @@ private:
       return SmallVector<OpFoldResult>{b.getIndexAttr(j), b.getIndexAttr(0),
                                        b.getIndexAttr(0)};
     };
-    for (auto [j, s] : llvm::enumerate(stack))
-      batch = tensor::InsertSliceOp::create(b, loc, s->x, batch,
-                                            offsetsOf(j), sizes, strides);
-    Value o = newtonSchulz(batch);
+    auto one = RankedTensorType::get({1, m, n}, type.getElementType());
+    SmallVector<Value> matrices;
+    for (ParamState *s : stack)
+      matrices.push_back(tensor::ExpandShapeOp::create(
+          b, loc, one, s->x, ArrayRef<ReassociationIndices>{{0, 1}, {2}}));
+    Value o = newtonSchulz(concat(0, matrices));
     // Each result is copied out of the batch into a buffer of its own: a
     // view would keep the whole batch alive until the last result's last
     // use, and buffers that share one allocation are not the structure
@@ -664,9 +665,9 @@ private:
     auto type = cast<RankedTensorType>(x.getType());
     int64_t d = pp.blocks.dim;
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-    Value out = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
     std::vector<std::pair<int64_t, int64_t>> shapes = plan::nsMatrices(pp);
+    SmallVector<Value> results;
     int64_t at = 0;
     for (auto [j, size] : llvm::enumerate(pp.localBlocks)) {
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
@@ -679,11 +680,19 @@ private:
       if (scaleEach)
         o = scaled(o, updateScale(step.getLrAdjust(), shapes[j].first,
                                   shapes[j].second));
-      out = tensor::InsertSliceOp::create(b, loc, o, out, offsets, blockSizes,
-                                          strides);
+      results.push_back(o);
       at += size;
     }
-    return out;
+    return concat(d, results);
+  }
+
+  /// `pieces` put together along `dim`. One concat, not a chain of
+  /// insert_slices into a destination: bufferization's in-place analysis
+  /// walks such a chain for each of its links (a split into 256 blocks
+  /// took minutes), while a concat's pieces are only read, and it writes a
+  /// fresh buffer of its own.
+  Value concat(int64_t dim, ArrayRef<Value> pieces) {
+    return tensor::ConcatOp::create(b, loc, dim, pieces);
   }
 
   /// `x` times the constant `factor`.

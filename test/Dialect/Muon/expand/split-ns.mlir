@@ -21,12 +21,18 @@
 // R0: linalg.mul ins(%[[Q]], %[[F1]] : tensor<16x12xf32>, tensor<16x12xf32>)
 // R0: %[[K:.*]] = muon.newton_schulz %{{.*}} : tensor<16x6xf32>
 // R0: linalg.fill ins(%[[S2]] : f32)
-// R0: muon.newton_schulz %{{.*}} : tensor<16x6xf32>
+// R0: %[[V:.*]] = muon.newton_schulz %{{.*}} : tensor<16x6xf32>
+// R0: %[[VS:.*]] = linalg.mul ins(%[[V]],
+// The blocks' results are put together by one concat.
+// R0: %[[QKV:.*]] = tensor.concat dim(1) %[[QS:.*]], %[[KS:.*]], %[[VS]] : (tensor<16x12xf32>, tensor<16x6xf32>, tensor<16x6xf32>) -> tensor<16x24xf32>
+// R0: dist.scatter_batch %{{.*}}, %[[QKV]] on
 // R0: tensor.extract_slice %{{.*}}[0, 0] [8, 12] [1, 1] : tensor<16x12xf32> to tensor<8x12xf32>
-// R0: muon.newton_schulz %{{.*}} : tensor<8x12xf32>
+// R0: %[[H0:.*]] = muon.newton_schulz %{{.*}} : tensor<8x12xf32>
 // R0: tensor.extract_slice %{{.*}}[8, 0] [8, 12] [1, 1] : tensor<16x12xf32> to tensor<8x12xf32>
-// R0: muon.newton_schulz %{{.*}} : tensor<8x12xf32>
-// R0-COUNT-3: muon.apply_update {{.*}} scale 1.000000e+00
+// R0: %[[H1:.*]] = muon.newton_schulz %{{.*}} : tensor<8x12xf32>
+// R0: %[[HEADS:.*]] = tensor.concat dim(0) %[[H0]], %[[H1]] : (tensor<8x12xf32>, tensor<8x12xf32>) -> tensor<16x12xf32>
+// R0-COUNT-2: muon.apply_update {{.*}} scale 1.000000e+00
+// R0: muon.apply_update %{{.*}}, %[[HEADS]] lr {{.*}} scale 1.000000e+00
 
 // R1: dist.gather_batch
 // R1-COUNT-3: muon.newton_schulz %{{.*}} : tensor<8x12xf32>
