@@ -21,6 +21,7 @@
 #include "muon/Conversion/Passes.h"
 #include "muon/Dialect/Dist/IR/DistOps.h"
 #include "muon/InitAll.h"
+#include "muon/Support/LargeStack.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -132,12 +133,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  ++counts.inputs;
-  if (size > kMaxBytes) {
-    ++counts.tooLarge;
-    return -1;
-  }
+namespace {
+/// One input: parsed, verified and lowered.
+int parseAndLower(const uint8_t *data, size_t size) {
   // As a file is read: into a NUL-terminated buffer. MLIR's lexer looks
   // past the end of an unterminated one (parseSourceString on libFuzzer's
   // exact-size input reads out of bounds in upstream code).
@@ -170,4 +168,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   else
     ++counts.lowered;
   return 0;
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  ++counts.inputs;
+  if (size > kMaxBytes) {
+    ++counts.tooLarge;
+    return -1;
+  }
+  // On a large stack, as muon-opt and muon-run parse and lower: what
+  // nests deeper than the default stack takes is not a finding there.
+  return muon::runOnLargeStack("muon-fuzz",
+                               [&] { return parseAndLower(data, size); });
 }

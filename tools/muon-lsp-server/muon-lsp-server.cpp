@@ -7,8 +7,8 @@
 // Two things upstream's server does not survive are kept away from it:
 // - The JSON and IR parsers recurse once per nesting level: deeply nested
 //   input must not overflow the stack. The server (and the message filter,
-//   which parses too) run on threads with a large stack (reserved address
-//   space; only the pages a deep input touches are used).
+//   which parses too) run on threads with a large stack
+//   (muon/Support/LargeStack.h).
 // - A well-framed message that is not a JSON-RPC object ends upstream's
 //   transport: a filter between stdin and the transport drops such messages
 //   (MessageFilter.h).
@@ -18,6 +18,7 @@
 #include "MessageFilter.h"
 
 #include "muon/InitAll.h"
+#include "muon/Support/LargeStack.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
@@ -28,8 +29,6 @@
 #include <unistd.h>
 
 namespace {
-constexpr size_t kStackBytes = size_t(4) << 30; // 4 GiB of address space
-
 struct Args {
   int argc;
   char **argv;
@@ -75,12 +74,7 @@ muon::lsp::Framing framingOf(int argc, char **argv) {
 }
 
 bool startThread(void *(*fn)(void *), void *arg, pthread_t &thread) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  bool ok = pthread_attr_setstacksize(&attr, kStackBytes) == 0 &&
-            pthread_create(&thread, &attr, fn, arg) == 0;
-  pthread_attr_destroy(&attr);
-  return ok;
+  return muon::startLargeStackThread("muon-lsp-server", fn, arg, thread);
 }
 
 /// Puts the filter between the real stdin and the transport (which reads

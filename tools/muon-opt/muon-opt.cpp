@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "muon/InitAll.h"
+#include "muon/Support/LargeStack.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,12 +15,16 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   muon::registerToolDialects(registry);
   muon::registerToolPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv,
-      "muon-opt: compiler driver for the distributed Muon optimizer step.\n"
-      "Dialects: dist (tensors on a device mesh), muon (the optimizer step)\n"
-      "plus all of upstream MLIR. Start with --muon-to-llvm (the whole\n"
-      "lowering) or the individual passes below.\n"
-      "Docs: docs/architecture.md, docs/muon-dialect.md, docs/dist-dialect.md\n",
-      registry));
+  // Deeply nested input must not overflow the stack (LargeStack.h).
+  return muon::runOnLargeStack("muon-opt", [&] {
+    return mlir::asMainReturnCode(mlir::MlirOptMain(
+        argc, argv,
+        "muon-opt: compiler driver for the distributed Muon optimizer step.\n"
+        "Dialects: dist (tensors on a device mesh), muon (the optimizer step)\n"
+        "plus all of upstream MLIR. Start with --muon-to-llvm (the whole\n"
+        "lowering) or the individual passes below.\n"
+        "Docs: docs/architecture.md, docs/muon-dialect.md, "
+        "docs/dist-dialect.md\n",
+        registry));
+  });
 }

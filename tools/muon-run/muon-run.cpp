@@ -15,6 +15,7 @@
 #include "Options.h"
 
 #include "muon/InitAll.h"
+#include "muon/Support/LargeStack.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -390,9 +391,7 @@ int launch(int ranks, int argc, char **argv) {
   }
   return 1;
 }
-} // namespace
-
-int main(int argc, char **argv) {
+int muonRunMain(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -495,4 +494,11 @@ int main(int argc, char **argv) {
   std::fprintf(stderr, "muon-run: launching %d ranks with %s on %u cores\n",
                ranks, mpirun.c_str(), cores);
   return launch(ranks, argc, argv);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  // Deeply nested input must not overflow the stack (LargeStack.h).
+  return muon::runOnLargeStack("muon-run",
+                               [&] { return muonRunMain(argc, argv); });
 }
