@@ -201,7 +201,9 @@ class Muon(torch.optim.Optimizer):
 
     ``distributed_config`` (from :func:`create_auto_config`) describes
     plain-tensor parameters that hold local shards by the process groups
-    they are split over, for models that do not use DTensor."""
+    they are split over, for models that do not use DTensor. Its
+    ``async_gpu_parallelism`` and ``prefetch_count`` are the step's; given
+    to the optimizer as well, they must agree (else MuonError)."""
 
     def __init__(self, params, lr: float = 1e-3, weight_decay: float = 0.1,
                  momentum: float = 0.95, nesterov: bool = True,
@@ -209,8 +211,9 @@ class Muon(torch.optim.Optimizer):
                      3.4445, -4.775, 2.0315),
                  eps: float = 1e-7, ns_steps: int = 5,
                  adjust_lr_fn: Optional[str] = None, *,
-                 async_gpu_parallelism: bool = True,
-                 prefetch_count: int = 1, assignment: str = "balanced",
+                 async_gpu_parallelism: Optional[bool] = None,
+                 prefetch_count: Optional[int] = None,
+                 assignment: str = "balanced",
                  momentum_form: str = "lerp", ns_dtype: str = "f32",
                  distributed_config: Optional["DistributedConfig"] = None):
         if isinstance(lr, torch.Tensor):
@@ -231,13 +234,11 @@ class Muon(torch.optim.Optimizer):
                         ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)
         super().__init__(params, defaults)
         self._config = distributed_config
-        if distributed_config is not None:
-            async_gpu_parallelism = distributed_config.async_gpu_parallelism
-            prefetch_count = distributed_config.prefetch_count
-        self.options = dict(async_gpu_parallelism=async_gpu_parallelism,
-                            prefetch_count=prefetch_count,
-                            strategy=assignment, momentum_form=momentum_form,
-                            ns_dtype=ns_dtype)
+        schedule = _schedule_options(
+            distributed_config, async_gpu_parallelism=async_gpu_parallelism,
+            prefetch_count=prefetch_count)
+        self.options = dict(schedule, strategy=assignment,
+                            momentum_form=momentum_form, ns_dtype=ns_dtype)
         # compile key -> (compiled step, its parameters' indices, the key)
         self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int],
                                           tuple]] = {}
@@ -415,6 +416,26 @@ class Muon(torch.optim.Optimizer):
                 P[k].copy_(newP[k])
                 M[k].copy_(newM[k])
         return loss
+
+
+def _schedule_options(config: Optional["DistributedConfig"],
+                      **given) -> Dict[str, object]:
+    """The schedule options: each as given to the optimizer, else as the
+    distributed_config says, else the default. Given in both places with
+    different values is an error (neither silently wins)."""
+    defaults = dict(async_gpu_parallelism=True, prefetch_count=1)
+    chosen = {}
+    for name, value in given.items():
+        configured = getattr(config, name) if config is not None else None
+        if value is not None and configured is not None and \
+                value != configured:
+            raise MuonError(
+                f"{name}={value!r} was given to the optimizer but its "
+                f"distributed_config says {name}={configured!r}; give it in "
+                f"one place (create_auto_config takes {name} too)")
+        chosen[name] = next(v for v in (value, configured, defaults[name])
+                            if v is not None)
+    return chosen
 
 
 class DistributedConfig:

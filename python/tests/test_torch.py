@@ -108,6 +108,28 @@ def test_process_group_form_refusals():
         create_auto_config(expert_assignments={0: 1})
 
 
+def test_schedule_options_given_twice_must_agree():
+    from muon.optim import create_auto_config
+    w = torch.nn.Parameter(torch.zeros(4, 4))
+    config = create_auto_config(prefetch_count=2,
+                                async_gpu_parallelism=False)
+    with pytest.raises(muon.MuonError, match=r"prefetch_count=3 was given "
+                       r"to the optimizer but its distributed_config says "
+                       r"prefetch_count=2"):
+        Muon([w], distributed_config=config, prefetch_count=3)
+    with pytest.raises(muon.MuonError, match="async_gpu_parallelism=True"):
+        Muon([w], distributed_config=config, async_gpu_parallelism=True)
+    # The config's values, whether or not the optimizer repeats them.
+    for extra in ({}, {"prefetch_count": 2, "async_gpu_parallelism": False}):
+        opt = Muon([w], distributed_config=config, **extra)
+        assert opt.options["prefetch_count"] == 2
+        assert opt.options["async_gpu_parallelism"] is False
+    # Without a config: the optimizer's, else the defaults.
+    assert Muon([w], prefetch_count=0).options["prefetch_count"] == 0
+    assert Muon([w]).options["prefetch_count"] == 1
+    assert Muon([w]).options["async_gpu_parallelism"] is True
+
+
 def test_one_dimensional_parameters_are_refused():
     with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
         Muon([torch.nn.Parameter(torch.zeros(3))])
