@@ -99,13 +99,25 @@ void interposeFilter(Filter &f, int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool help = false;
-  for (int i = 1; i < argc; ++i)
-    help |= llvm::StringRef(argv[i]).ltrim('-').starts_with("help") ||
-            llvm::StringRef(argv[i]).ltrim('-') == "version";
+  bool help = false, version = false;
+  for (int i = 1; i < argc; ++i) {
+    help |= llvm::StringRef(argv[i]).ltrim('-').starts_with("help");
+    version |= llvm::StringRef(argv[i]).ltrim('-') == "version";
+  }
   static Filter f;
-  if (!help)
+  if (!help && !version)
     interposeFilter(f, argc, argv);
+  if (help) {
+    // Upstream's options follow under its own overview line.
+    std::printf(
+        "muon-lsp-server: MLIR's language server with the dist and muon "
+        "dialects and every upstream dialect: diagnostics, hover and "
+        "go-to-definition for .mlir files. Point the editor's MLIR extension "
+        "at this binary (docs/editor-setup.md). It reads JSON-RPC on stdin "
+        "and answers on stdout; messages that are not JSON-RPC objects are "
+        "dropped with a line on stderr instead of stopping the server.\n\n");
+    std::fflush(stdout);
+  }
 
   Args args{argc, argv};
   pthread_t thread;
