@@ -124,8 +124,8 @@ class StepBuilder:
     pairs). Keyword arguments are the step's hyper-parameters, named as
     torch.optim.Muon names them where it has them: lr (required), momentum,
     nesterov, ns_steps, ns_coefficients (one (a, b, c) triple or one per
-    iteration), eps, weight_decay, plus lr_adjust ("original" or
-    "match_rms_adamw"), momentum_form ("lerp" or "sum"), ns_dtype ("f32" or
+    iteration), eps, weight_decay, plus lr_adjust ("original",
+    "match_rms_adamw" or "spectral_unclamped"), momentum_form ("lerp" or "sum"), ns_dtype ("f32" or
     "bf16"), strategy ("round_robin", "balanced", "explicit"), owners,
     async_gpu_parallelism and prefetch_count.
 

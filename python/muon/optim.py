@@ -180,8 +180,8 @@ class Muon(torch.optim.Optimizer):
     """torch.optim.Muon's interface over the compiled distributed step.
 
     Arguments as torch.optim.Muon (lr, weight_decay, momentum, nesterov,
-    ns_coefficients, eps, ns_steps, adjust_lr_fn: None or "original", or
-    "match_rms_adamw"), plus: ``async_gpu_parallelism`` (rounds, default
+    ns_coefficients, eps, ns_steps, adjust_lr_fn: None or "original",
+    "match_rms_adamw" or "spectral_unclamped"), plus: ``async_gpu_parallelism`` (rounds, default
     True), ``prefetch_count`` (default 1), ``assignment`` (owner strategy:
     "balanced" (default), "round_robin"), ``momentum_form`` ("lerp" as
     torch, or "sum"), ``ns_dtype`` ("f32", or "bf16": bf16 operands with
@@ -225,7 +225,8 @@ class Muon(torch.optim.Optimizer):
         if weight_decay < 0:
             raise ValueError(
                 f"weight decay should be >= 0 but is: {weight_decay}")
-        if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
+        if adjust_lr_fn not in (None, "original", "match_rms_adamw",
+                                "spectral_unclamped"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} "
                              "is not supported")
         defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum,

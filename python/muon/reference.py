@@ -50,6 +50,8 @@ def lr_scale(shape: Sequence[int], lr_adjust: str = "original") -> float:
         return math.sqrt(max(1.0, m / n))
     if lr_adjust == "match_rms_adamw":
         return 0.2 * math.sqrt(max(m, n))
+    if lr_adjust == "spectral_unclamped":
+        return math.sqrt(m / n)
     raise ValueError(f"unknown lr_adjust '{lr_adjust}'")
 
 

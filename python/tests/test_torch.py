@@ -5,6 +5,7 @@ checkpoint taken at step 5 and resumed on a dp=4 mesh reaches the same
 step-10 parameters; torch.optim.Muon computes the same step up to its bf16
 Newton-Schulz. torch is a test dependency (scripts/setup.sh installs it);
 without it these tests fail, they do not skip."""
+import math
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import torch
 import muon
 from muon._ir import MuonError
 from muon.optim import Muon
-from muon.reference import muon_step
+from muon.reference import lr_scale, muon_step
 from conftest import TESTS, have_cuda, mpirun, python_path
 
 STEPS = 10
@@ -290,6 +291,39 @@ def test_a_param_group_orthogonalises_in_blocks():
         opt.step()
     np.testing.assert_allclose(qkv.detach().numpy(), rp, rtol=1e-5, atol=1e-5)
     assert not np.allclose(wp, rp, atol=1e-3)  # the blocks matter
+
+
+@pytest.mark.parametrize("adjust", ["original", "match_rms_adamw",
+                                    "spectral_unclamped"])
+def test_each_lr_adjustment_scales_as_torch_muon(adjust):
+    # The factor of each of torch.optim.Muon's adjust_lr_fn names, on a
+    # wide and a tall matrix (spectral_unclamped scales a wide one down).
+    from torch.optim._muon import _adjust_lr
+    torch.manual_seed(8)
+    wide = torch.nn.Parameter(torch.randn(4, 9))
+    tall = torch.nn.Parameter(torch.randn(9, 4))
+    torchs = [torch.nn.Parameter(p.detach().clone()) for p in (wide, tall)]
+    ours = Muon([wide, tall], lr=0.05, weight_decay=0.1, adjust_lr_fn=adjust)
+    theirs = torch.optim.Muon(torchs, lr=0.05, weight_decay=0.1,
+                              adjust_lr_fn=adjust)
+    for p, q in zip((wide, tall), torchs):
+        p.grad = torch.randn(p.shape)
+        q.grad = p.grad.clone()
+        # The float64 reference scales as torch does ...
+        assert math.isclose(0.05 * lr_scale(p.shape, adjust),
+                            _adjust_lr(0.05, adjust, p.shape), rel_tol=1e-12)
+        # ... and gives the expected step.
+        p.expected, _ = muon_step(p.detach().double().numpy(),
+                                  p.grad.numpy(), np.zeros(p.shape), lr=0.05,
+                                  weight_decay=0.1, lr_adjust=adjust)
+    ours.step()
+    theirs.step()
+    for p, q in zip((wide, tall), torchs):
+        np.testing.assert_allclose(p.detach().numpy(), p.expected,
+                                   rtol=1e-5, atol=1e-5)
+        # torch's own step (bf16 Newton-Schulz) within bf16's error.
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(),
+                                   atol=2e-3)
 
 
 def test_a_group_added_later_steps_with_zero_momenta():

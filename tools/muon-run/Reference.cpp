@@ -109,10 +109,13 @@ void muon::run::referenceStep(std::vector<float> &p, std::vector<float> &m,
         for (int64_t j = 0; j < bc; ++j)
           one[i * bc + j] = u[off + (r0 + i) * cols + c0 + j];
       std::vector<float> o = newtonSchulz(one, br, bc, h);
+      double ratio = static_cast<double>(br) / static_cast<double>(bc);
       double scale =
-          h.matchRmsAdamW
+          h.lrScale == LrScale::MatchRmsAdamW
               ? 0.2 * std::sqrt(static_cast<double>(std::max(br, bc)))
-              : std::sqrt(std::max(1.0, static_cast<double>(br) / bc));
+          : h.lrScale == LrScale::SpectralUnclamped
+              ? std::sqrt(ratio)
+              : std::sqrt(std::max(1.0, ratio));
       float s = static_cast<float>(scale);
       for (int64_t i = 0; i < br; ++i)
         for (int64_t j = 0; j < bc; ++j) {

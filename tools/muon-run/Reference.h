@@ -15,9 +15,14 @@
 namespace muon {
 namespace run {
 
+/// The update's scale for an m x n matrix: sqrt(max(1, m/n)) (Original),
+/// 0.2 sqrt(max(m, n)) (MatchRmsAdamW) or sqrt(m/n) (SpectralUnclamped).
+enum class LrScale { Original, MatchRmsAdamW, SpectralUnclamped };
+
 struct Hyper {
   double lr = 0, momentum = 0.95, eps = 1e-7, weightDecay = 0;
-  bool nesterov = true, sumForm = false, matchRmsAdamW = false;
+  bool nesterov = true, sumForm = false;
+  LrScale lrScale = LrScale::Original;
   int64_t nsSteps = 5;
   std::vector<double> coeffs; ///< 3 or 3 * nsSteps
 };

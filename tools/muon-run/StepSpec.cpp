@@ -152,7 +152,17 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
   h.weightDecay = *wd;
   h.nesterov = step.getNesterov();
   h.sumForm = step.getMomentumForm() == optim::MomentumForm::Sum;
-  h.matchRmsAdamW = step.getLrAdjust() == optim::LrAdjust::MatchRmsAdamW;
+  switch (step.getLrAdjust()) {
+  case optim::LrAdjust::Original:
+    h.lrScale = LrScale::Original;
+    break;
+  case optim::LrAdjust::MatchRmsAdamW:
+    h.lrScale = LrScale::MatchRmsAdamW;
+    break;
+  case optim::LrAdjust::SpectralUnclamped:
+    h.lrScale = LrScale::SpectralUnclamped;
+    break;
+  }
   h.nsSteps = step.getNsSteps();
   for (int64_t i = 0; i < h.nsSteps; ++i)
     for (double c : step.getCoeffsOf(i))

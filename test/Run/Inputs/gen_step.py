@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a muon.step module covering every layout a mesh can express.
 
-    gen_step.py --mesh dp=2,tp=2 [--nesterov false] [--lr-adjust match_rms_adamw]
+    gen_step.py --mesh dp=2,tp=2 [--nesterov false] [--lr-adjust match_rms_adamw|spectral_unclamped]
                 [--polar] [--sum] [--only NAME,...] [--big]
 
 Meshes: one axis (dp), two (dp, tp) or three (dp, fsdp, tp). Each parameter

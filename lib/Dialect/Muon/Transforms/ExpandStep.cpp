@@ -46,8 +46,14 @@ using ::muon::plan::Split;
 /// The scale of the orthogonalised update for an m x n matrix.
 static double updateScale(LrAdjust adjust, int64_t m, int64_t n) {
   double dm = static_cast<double>(m), dn = static_cast<double>(n);
-  if (adjust == LrAdjust::MatchRmsAdamW)
+  switch (adjust) {
+  case LrAdjust::MatchRmsAdamW:
     return 0.2 * std::sqrt(std::max(dm, dn));
+  case LrAdjust::SpectralUnclamped:
+    return std::sqrt(dm / dn);
+  case LrAdjust::Original:
+    break;
+  }
   return std::sqrt(std::max(1.0, dm / dn));
 }
 

@@ -52,7 +52,8 @@ class Muon_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 
 def Muon_LrAdjust : I32EnumAttr<"LrAdjust", "learning-rate adjustment", [
   I32EnumAttrCase<"Original", 0, "original">,
-  I32EnumAttrCase<"MatchRmsAdamW", 1, "match_rms_adamw">]> {
+  I32EnumAttrCase<"MatchRmsAdamW", 1, "match_rms_adamw">,
+  I32EnumAttrCase<"SpectralUnclamped", 2, "spectral_unclamped">]> {
   let cppNamespace = "::muon::optim";
   let genSpecializedAttr = 0;
 }

@@ -46,6 +46,7 @@ def Muon_StepOp : Muon_Op<"step", [
                      : M'
     O  <- NS(U) * scale(m, n)              original: sqrt(max(1, m/n))
                                            match_rms_adamw: 0.2 * sqrt(max(m, n))
+                                           spectral_unclamped: sqrt(m/n)
     P' <- P * (1 - lr * weight_decay) - lr * O
     ```
     M' is the new momentum; the Nesterov update reads M', not M.
