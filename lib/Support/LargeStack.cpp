@@ -5,8 +5,8 @@
 // frame jumps over the guard). The SIGSEGV handler that recognises it runs
 // on an alternate signal stack of the thread (the overflowed stack has no
 // room left), says so and exits; any other fault goes on to the handler
-// that was there before (LLVM's crash report), so a crash is reported as
-// it always was.
+// that was there before (LLVM's crash report in a tool, the host's in a
+// library), so a crash is reported as it always was.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,11 +70,12 @@ void onSegmentationFault(int sig, siginfo_t *info, void *context) {
     previousHandler.sa_handler(sig);
 }
 
-/// Installs the handler once per process, in front of LLVM's: those are
-/// registered first (LLVM registers its handlers once; later requests,
-/// such as InitLLVM's in MlirOptMain, keep the ones in place), so ours sees
-/// a fault first and passes on what is not an overflow.
-void installHandler(llvm::StringRef tool) {
+/// Installs the handler once per process, in front of the handlers in
+/// place (with RegisterLLVMs, LLVM's, registered first: LLVM registers its
+/// handlers once, and later requests such as InitLLVM's in MlirOptMain keep
+/// them), so ours sees a fault first and passes on what is not an
+/// overflow.
+void installHandler(llvm::StringRef tool, CrashHandlers handlers) {
   static std::once_flag once;
   std::call_once(once, [&] {
     std::string text =
@@ -85,7 +86,8 @@ void installHandler(llvm::StringRef tool) {
         "one level of nesting per call)\n";
     messageLength = std::min(text.size(), sizeof(message));
     std::memcpy(message, text.data(), messageLength);
-    llvm::sys::SetInterruptFunction(nullptr);
+    if (handlers == CrashHandlers::RegisterLLVMs)
+      llvm::sys::SetInterruptFunction(nullptr);
     struct sigaction action;
     std::memset(&action, 0, sizeof(action));
     action.sa_sigaction = onSegmentationFault;
@@ -153,8 +155,8 @@ void *trampoline(void *p) {
 } // namespace
 
 bool startLargeStackThread(llvm::StringRef tool, void *(*fn)(void *), void *arg,
-                           pthread_t &thread) {
-  installHandler(tool);
+                           pthread_t &thread, CrashHandlers handlers) {
+  installHandler(tool, handlers);
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0)
     return false;
@@ -168,7 +170,8 @@ bool startLargeStackThread(llvm::StringRef tool, void *(*fn)(void *), void *arg,
   return ok;
 }
 
-int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body) {
+int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body,
+                    CrashHandlers handlers) {
   struct Call {
     llvm::function_ref<int()> body;
     int result = 1;
@@ -179,7 +182,7 @@ int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body) {
     return nullptr;
   };
   pthread_t thread;
-  if (!startLargeStackThread(tool, run, &call, thread))
+  if (!startLargeStackThread(tool, run, &call, thread, handlers))
     return body(); // No large stack to be had: run on this one.
   pthread_join(thread, nullptr);
   return call.result;

@@ -12,6 +12,7 @@
 
 #include "muon-c/Dialects.h"
 #include "muon-c/Execution.h"
+#include "muon-c/LargeStack.h"
 #include "muon-c/Pipeline.h"
 #include "muon-c/Step.h"
 #include "muon/Runtime/muon_runtime.h"
@@ -32,6 +33,7 @@
 #include <dlfcn.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -142,12 +144,39 @@ private:
   std::vector<Diag> diags;
 };
 
+/// `work()` on a thread with a large stack (muon-c/LargeStack.h): MLIR
+/// parses, verifies, prints and transforms one level of nesting per call,
+/// and deeply nested text would overflow the interpreter's stack. `work`
+/// only calls MLIR (never Python), so the caller keeps the GIL while it
+/// waits.
+template <typename Work> auto onLargeStack(Work &&work) -> decltype(work()) {
+  using Result = decltype(work());
+  struct Call {
+    Work *todo;
+    std::optional<Result> result;
+  } call{&work, std::nullopt};
+  muonRunOnLargeStack(
+      mlirStringRefCreateFromCString("muon (Python)"),
+      [](void *p) {
+        auto *c = static_cast<Call *>(p);
+        c->result.emplace((*c->todo)());
+        return 0;
+      },
+      &call);
+  return std::move(*call.result);
+}
+
 /// A builtin.module owned by Python; keeps its context alive.
 class Module {
 public:
   Module(std::shared_ptr<Context> context, MlirModule m)
       : context(std::move(context)), module(m) {}
-  ~Module() { mlirModuleDestroy(module); }
+  ~Module() {
+    onLargeStack([&] {
+      mlirModuleDestroy(module);
+      return 0;
+    });
+  }
   Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
 
@@ -160,8 +189,10 @@ public:
 std::shared_ptr<Module> parse(std::shared_ptr<Context> context,
                               const std::string &text) {
   // std::string's buffer is NUL-terminated, as MLIR's lexer needs.
-  MlirModule m = mlirModuleCreateParse(
-      context->ctx, mlirStringRefCreate(text.c_str(), text.size()));
+  MlirModule m = onLargeStack([&] {
+    return mlirModuleCreateParse(
+        context->ctx, mlirStringRefCreate(text.c_str(), text.size()));
+  });
   if (mlirModuleIsNull(m))
     return nullptr;
   return std::make_shared<Module>(context, m);
@@ -169,8 +200,10 @@ std::shared_ptr<Module> parse(std::shared_ptr<Context> context,
 
 std::shared_ptr<Module> parseFile(std::shared_ptr<Context> context,
                                   const std::string &path) {
-  MlirModule m = mlirModuleCreateParseFromFile(
-      context->ctx, mlirStringRefCreate(path.c_str(), path.size()));
+  MlirModule m = onLargeStack([&] {
+    return mlirModuleCreateParseFromFile(
+        context->ctx, mlirStringRefCreate(path.c_str(), path.size()));
+  });
   if (mlirModuleIsNull(m))
     return nullptr;
   return std::make_shared<Module>(context, m);
@@ -181,17 +214,22 @@ std::string print(const Module &m, bool debugInfo) {
   if (debugInfo)
     mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
   std::string text;
-  mlirOperationPrintWithFlags(m.op(), flags, appendTo, &text);
+  onLargeStack([&] {
+    mlirOperationPrintWithFlags(m.op(), flags, appendTo, &text);
+    return 0;
+  });
   mlirOpPrintingFlagsDestroy(flags);
   return text;
 }
 
 std::shared_ptr<Module> cloneModule(const Module &m) {
-  MlirOperation copy = mlirOperationClone(m.op());
+  MlirOperation copy = onLargeStack([&] { return mlirOperationClone(m.op()); });
   return std::make_shared<Module>(m.context, mlirModuleFromOperation(copy));
 }
 
-bool verify(const Module &m) { return mlirOperationVerify(m.op()); }
+bool verify(const Module &m) {
+  return onLargeStack([&] { return mlirOperationVerify(m.op()); });
+}
 
 /// Runs a textual pass pipeline ("builtin.module(...)" or a bare list of
 /// module passes) on the module, with the verifier after every pass.
@@ -208,7 +246,9 @@ bool runPipeline(Module &m, const std::string &pipeline) {
   if (!ok)
     m.context->addError("invalid pass pipeline '" + pipeline + "': " + error);
   else
-    ok = mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, m.op()));
+    ok = onLargeStack([&] {
+      return mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, m.op()));
+    });
   mlirPassManagerDestroy(pm);
   return ok;
 }
@@ -228,8 +268,10 @@ bool lower(Module &m, const std::string &target, bool assignOwners,
   options.placeDeallocations = placeDeallocations;
   options.cudaChip = mlirStringRefCreate(cudaChip.c_str(), cudaChip.size());
   std::string error;
-  bool ok = mlirLogicalResultIsSuccess(
-      muonRunMuonToLLVMPipeline(m.op(), options, appendTo, &error));
+  bool ok = onLargeStack([&] {
+    return mlirLogicalResultIsSuccess(
+        muonRunMuonToLLVMPipeline(m.op(), options, appendTo, &error));
+  });
   if (!ok && !error.empty())
     m.context->addError(error);
   return ok;
@@ -258,8 +300,10 @@ nb::object report(Module &m, bool json, bool schedules,
   options.schedules = schedules;
   options.nsStackBytes = nsStackBytes;
   std::string text;
-  if (mlirLogicalResultIsFailure(
-          muonStepReportWithOptions(m.op(), options, appendTo, &text)))
+  if (onLargeStack([&] {
+        return mlirLogicalResultIsFailure(
+            muonStepReportWithOptions(m.op(), options, appendTo, &text));
+      }))
     return nb::none();
   return nb::str(text.c_str(), text.size());
 }

@@ -28,6 +28,18 @@ def test_parse_error_is_an_exception_with_location():
     assert "<string>:2:10: error: use of undeclared SSA value" in str(err)
 
 
+def test_deeply_nested_text_is_parsed_printed_and_verified():
+    # 100,000 nested arrays overflow the interpreter's own 8 MiB stack
+    # (a segfault); parse, print, verify and clone run on a large stack.
+    depth = 100_000
+    m = muon.parse("func.func @f() attributes {a = " + "[" * depth +
+                   "]" * depth + "} {\n  return\n}")
+    text = str(m)
+    assert text.count("[") == depth
+    m.verify()
+    assert str(m.clone()) == text
+
+
 def test_verifier_error_names_the_op_location():
     bad = STEP.replace("[shard<0>]", "[shard<2>]")
     with pytest.raises(muon.MuonError) as e:

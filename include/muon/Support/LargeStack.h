@@ -26,15 +26,30 @@ namespace muon {
 /// Address space reserved for the stack of each large-stack thread.
 constexpr size_t kLargeStackBytes = size_t(4) << 30;
 
+/// What the first large-stack thread of a process does to its signal
+/// handlers. Either way the overflow report goes in front of the handlers
+/// in place and hands every other fault on to them.
+enum class CrashHandlers {
+  /// A tool: LLVM's crash handlers are registered first (LLVM registers
+  /// them once per process; InitLLVM later keeps them), so LLVM's crash
+  /// report does not run ahead of the overflow report.
+  RegisterLLVMs,
+  /// A library in a host's process (the C API, Python): the host's
+  /// handlers (e.g. Python's for Ctrl-C) are left as they are.
+  LeaveAsTheyAre,
+};
+
 /// Starts `fn(arg)` on a new thread with a large stack, named `tool` in the
 /// message of an overflow. False (nothing started) where no such thread can
 /// be had, e.g. where the address space is limited.
-bool startLargeStackThread(llvm::StringRef tool, void *(*fn)(void *), void *arg,
-                           pthread_t &thread);
+bool startLargeStackThread(
+    llvm::StringRef tool, void *(*fn)(void *), void *arg, pthread_t &thread,
+    CrashHandlers handlers = CrashHandlers::RegisterLLVMs);
 
 /// Runs `body` on a large-stack thread and returns its result; runs it on
 /// the calling thread where no such thread can be had.
-int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body);
+int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body,
+                    CrashHandlers handlers = CrashHandlers::RegisterLLVMs);
 
 } // namespace muon
 
