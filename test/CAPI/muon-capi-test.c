@@ -12,6 +12,7 @@
 #include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
 #include "muon-c/Dialects.h"
+#include "muon-c/LargeStack.h"
 #include "muon-c/Pipeline.h"
 #include "muon-c/Step.h"
 
@@ -135,6 +136,12 @@ typedef struct Text {
   char *data;
   size_t length;
 } Text;
+static void countBrackets(MlirStringRef piece, void *userData) {
+  long *count = (long *)userData;
+  for (size_t i = 0; i < piece.length; ++i)
+    *count += piece.data[i] == '[' || piece.data[i] == ']';
+}
+
 static void appendText(MlirStringRef piece, void *userData) {
   Text *t = (Text *)userData;
   char *grown = (char *)realloc(t->data, t->length + piece.length + 1);
@@ -282,6 +289,47 @@ static int runPipeline(MlirContext context) {
   return status;
 }
 
+struct DeepParse {
+  MlirContext context;
+  const char *text;
+};
+
+/* Parses, prints (counting the brackets) and destroys a module. */
+static int parsePrintDestroy(void *userData) {
+  struct DeepParse *d = (struct DeepParse *)userData;
+  MlirModule module = mlirModuleCreateParse(
+      d->context, mlirStringRefCreateFromCString(d->text));
+  long brackets = 0;
+  if (mlirModuleIsNull(module))
+    return -1;
+  mlirOperationPrint(mlirModuleGetOperation(module), countBrackets, &brackets);
+  mlirModuleDestroy(module);
+  return (int)brackets;
+}
+
+/* Text nested 100,000 levels deep (a main thread's 8 MiB stack takes
+   about 7000) through muonRunOnLargeStack. */
+static int deepNesting(MlirContext context) {
+  enum { kDepth = 100000 };
+  const char *head = "func.func @f() attributes {a = ";
+  const char *tail = "} {\n  return\n}";
+  size_t n = strlen(head) + 2 * kDepth + strlen(tail) + 1;
+  char *text = (char *)malloc(n);
+  struct DeepParse d;
+  int brackets;
+  strcpy(text, head);
+  memset(text + strlen(head), '[', kDepth);
+  memset(text + strlen(head) + kDepth, ']', kDepth);
+  strcpy(text + strlen(head) + 2 * kDepth, tail);
+  d.context = context;
+  d.text = text;
+  brackets = muonRunOnLargeStack(
+      mlirStringRefCreateFromCString("muon-capi-test"), parsePrintDestroy, &d);
+  free(text);
+  printf("deep: %d brackets printed\n", brackets);
+  return brackets == 2 * kDepth ? 0 : 1;
+}
+
 static int run(MlirContext context) {
   MlirModule module = mlirModuleCreateParse(
       context, mlirStringRefCreateFromCString(kModule));
@@ -324,6 +372,8 @@ static int run(MlirContext context) {
     status = reportWithOptions(context);
   if (status == 0)
     status = optionsReachThePipeline(context);
+  if (status == 0)
+    status = deepNesting(context);
   return status;
 }
 
