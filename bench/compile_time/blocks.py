@@ -17,13 +17,12 @@ seconds and the ratio (baseline / this), and the exponents of a
 least-squares fit of log(time) on log(N) (1.0 = linear growth).
 """
 
-import argparse
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import ROOT, measure, slope  # noqa: E402
+from run import measure, parser, slope  # noqa: E402
 
 
 def split_step(n):
@@ -57,10 +56,7 @@ func.func @step({args}) -> ({", ".join(["!t"] * (2 * n))}) {{
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin",
-                                                  "muon-opt"))
-    ap.add_argument("--baseline", default="")
+    ap = parser(__doc__)
     ap.add_argument("--counts", default="32,64,128,256")
     args = ap.parse_args()
     counts = [int(c) for c in args.counts.split(",")]

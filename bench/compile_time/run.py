@@ -111,11 +111,18 @@ def slope(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else 0
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parser(doc):
+    """The options every compile-time script takes: the muon-opt to time
+    and a baseline muon-opt timed on the same inputs."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--opt", default=os.path.join(ROOT, "build", "bin",
                                                   "muon-opt"))
     ap.add_argument("--baseline", default="")
+    return ap
+
+
+def main():
+    ap = parser(__doc__)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--models", default="",
                     help="comma-separated, e.g. 8b,405b (overrides --quick)")
