@@ -16,11 +16,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -173,8 +175,81 @@ bool startLargeStackThread(llvm::StringRef tool, void *(*fn)(void *), void *arg,
   return ok;
 }
 
+namespace {
+
+/// A large-stack thread kept for later calls: a host that parses, prints
+/// and verifies through runOnLargeStack calls it often, and a thread costs
+/// a 4 GiB mapping to start (under AddressSanitizer a 512 MiB shadow too,
+/// which a fuzzer making one per input ran out of). It runs one call at a
+/// time; a call that finds it busy (another host thread's, or one made
+/// from inside a call) gets a thread of its own.
+class Worker {
+public:
+  /// Runs `body` on the worker; false where it is busy or cannot start.
+  bool tryRun(llvm::StringRef tool, CrashHandlers handlers,
+              llvm::function_ref<int()> body, int &result) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (busy)
+      return false;
+    if (!started) {
+      pthread_t thread;
+      if (!startLargeStackThread(tool, loop, this, thread, handlers))
+        return false;
+      pthread_detach(thread);
+      started = true;
+      // A child of fork() has no worker thread: it starts its own.
+      static std::once_flag once;
+      std::call_once(once, [] { pthread_atfork(nullptr, nullptr, forget); });
+    }
+    busy = true;
+    job = &body;
+    wake.notify_one();
+    done.wait(lock, [&] { return job == nullptr; });
+    result = jobResult;
+    busy = false;
+    return true;
+  }
+
+  static Worker &get() {
+    // Never destroyed: the thread waits on its members until the process
+    // ends, and a call may still run while static destructors do (exit()).
+    static Worker *worker = new Worker;
+    return *worker;
+  }
+
+private:
+  static void *loop(void *p) {
+    auto *w = static_cast<Worker *>(p);
+    std::unique_lock<std::mutex> lock(w->mutex);
+    for (;;) {
+      w->wake.wait(lock, [&] { return w->job != nullptr; });
+      llvm::function_ref<int()> *todo = w->job;
+      lock.unlock();
+      int r = (*todo)();
+      lock.lock();
+      w->jobResult = r;
+      w->job = nullptr;
+      w->done.notify_one();
+    }
+    return nullptr;
+  }
+
+  static void forget() { new (&get()) Worker; }
+
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  llvm::function_ref<int()> *job = nullptr;
+  int jobResult = 1;
+  bool started = false, busy = false;
+};
+
+} // namespace
+
 int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body,
                     CrashHandlers handlers) {
+  int result = 1;
+  if (Worker::get().tryRun(tool, handlers, body, result))
+    return result;
   struct Call {
     llvm::function_ref<int()> body;
     int result = 1;
