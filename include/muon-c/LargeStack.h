@@ -17,10 +17,12 @@
 extern "C" {
 #endif
 
-/// Calls `body(userData)` on a new thread whose stack reserves 4 GiB of
+/// Calls `body(userData)` on a thread whose stack reserves 4 GiB of
 /// address space (only the pages it touches are used), waits for it and
-/// returns its result; calls it on the calling thread where no such thread
-/// can be had. Should the body overflow even that stack, the process writes
+/// returns its result. The thread is kept for later calls (about 16 us a
+/// call); a call made while it is busy (from another thread, or from inside
+/// `body`) gets a thread of its own. Calls `body` on the calling thread
+/// where no such thread can be had. Should the body overflow even that stack, the process writes
 /// "WHO: error: the input is nested too deeply ..." on stderr and exits
 /// with status 1 instead of crashing. The body must not call back into a
 /// runtime bound to the calling thread (e.g. Python, whose lock the caller

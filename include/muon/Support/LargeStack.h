@@ -46,8 +46,10 @@ bool startLargeStackThread(
     llvm::StringRef tool, void *(*fn)(void *), void *arg, pthread_t &thread,
     CrashHandlers handlers = CrashHandlers::RegisterLLVMs);
 
-/// Runs `body` on a large-stack thread and returns its result; runs it on
-/// the calling thread where no such thread can be had.
+/// Runs `body` on a large-stack thread and returns its result: one thread
+/// kept for later calls (started by the first), or, while that one is busy
+/// (a call from another thread or from inside a call), a new one; on the
+/// calling thread where no such thread can be had.
 int runOnLargeStack(llvm::StringRef tool, llvm::function_ref<int()> body,
                     CrashHandlers handlers = CrashHandlers::RegisterLLVMs);
 
