@@ -663,8 +663,73 @@ func.func @f(%x: tensor<?x8xf32>) {
 
 dist.mesh @m [dp = 4, tp = 2]
 func.func @f(%x: tensor<16x8xf32>) {
-  // expected-error @+1 {{piece dimension 0 is static (4) but the sizes differ between ranks; make it dynamic}}
+  // expected-error @+1 {{piece dimension 0 is static (4) but the sizes give the ranks different pieces (9, 7, 0, 0); make it dynamic}}
   %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 sizes [9, 7, 0, 0] : tensor<16x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{piece dimension 0 is static (5) but the sizes give every rank 4}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 sizes [4, 4, 4, 4] : tensor<16x8xf32> -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+// Weighted pieces (2, 2, 2, 10 of 16 rows) are checked as sizes are: a
+// static piece must be every rank's.
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.scatter' op piece dimension 0 is static (2) but the weights give the ranks different pieces (2, 2, 2, 10); make it dynamic}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 weights [1, 1, 1, 5] : tensor<16x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'dist.gather' op piece dimension 0 is static (2) but the weights give the ranks different pieces (2, 2, 2, 10); make it dynamic}}
+  %0 = dist.gather %x on @m axes [dp] dim 0 root 0 weights [1, 1, 1, 5] : tensor<2x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.reduce_scatter' op piece dimension 0 is static (2) but the weights give the ranks different pieces (2, 2, 2, 10); make it dynamic}}
+  %0 = dist.reduce_scatter %x on @m axes [dp] reduce sum dim 0 weights [1, 1, 1, 5] : tensor<16x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{piece dimension 0 is static (3) but the weights give every rank 4}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 weights [3, 3, 3, 3] : tensor<16x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<16x8xf32>) {
+  // expected-error @+1 {{`weights` has weights summing past 2^31; weights are proportions, scale them down}}
+  %0 = dist.scatter %x on @m axes [dp] dim 0 root 0 weights [1073741824, 1073741824, 1, 1] : tensor<16x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{sizes add up to more than 2^62}}
+  %0 = dist.gather %x on @m axes [dp] dim 0 root 0 sizes [4611686018427387904, 4611686018427387904, 0, 0] : tensor<?x8xf32> -> tensor<?x8xf32>
   return
 }
 

@@ -83,6 +83,9 @@ func.func @collectives(%x: tensor<4x8xf32>, %full: tensor<16x8xf32>,
   %4 = dist.reduce_scatter %full on @m axes [tp] reduce avg dim 1 : tensor<16x8xf32> -> tensor<16x4xf32>
   // CHECK: dist.reduce_scatter %{{.*}} on @m axes [dp] reduce sum dim 0 weights [1, 1, 1, 5] : tensor<16x8xf32> -> tensor<?x8xf32>
   %rw = dist.reduce_scatter %full on @m axes [dp] reduce sum dim 0 weights [1, 1, 1, 5] : tensor<16x8xf32> -> tensor<?x8xf32>
+  // Equal weights give every rank the same piece: a static size may say so.
+  // CHECK: dist.reduce_scatter %{{.*}} on @m axes [dp] reduce sum dim 0 weights [2, 2, 2, 2] : tensor<16x8xf32> -> tensor<4x8xf32>
+  %rq = dist.reduce_scatter %full on @m axes [dp] reduce sum dim 0 weights [2, 2, 2, 2] : tensor<16x8xf32> -> tensor<4x8xf32>
   // CHECK: dist.reduce_scatter %{{.*}} on @m axes [dp] reduce sum dim 0 sizes [16, 0, 0, 0] : tensor<16x8xf32> -> tensor<?x8xf32>
   %rs = dist.reduce_scatter %full on @m axes [dp] reduce sum dim 0 sizes [16, 0, 0, 0] : tensor<16x8xf32> -> tensor<?x8xf32>
   // CHECK: dist.all_reduce %{{.*}} on @m axes [tp] reduce max : tensor<4x8xf32> -> tensor<4x8xf32>

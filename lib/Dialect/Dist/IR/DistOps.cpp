@@ -287,20 +287,50 @@ static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
                         DimRule::Same)))
       return failure();
   }
-  if (!sizes)
+  // Every rank's piece along `dim`: the sizes as given, or the weighted
+  // chunks of the full tensor (unknown while its size is dynamic).
+  std::vector<int64_t> pieces;
+  if (sizes) {
+    pieces.assign(sizes->begin(), sizes->end());
+    int64_t total = 0;
+    for (int64_t v : pieces) {
+      if (v > layout::kMaxElements - total)
+        return op->emitOpError("sizes add up to more than 2^62");
+      total += v;
+    }
+    if (!full.isDynamicDim(dim) && full.getDimSize(dim) != total)
+      return op->emitOpError("sizes add up to ")
+             << total << " but the full tensor has " << full.getDimSize(dim)
+             << " along dimension " << dim;
+  } else {
+    std::vector<int64_t> w(weights->begin(), weights->end());
+    if (std::string err = layout::verifyWeights(w, k, "`weights`");
+        !err.empty())
+      return op->emitOpError(err);
+    if (full.isDynamicDim(dim))
+      return success();
+    for (int64_t i = 0; i < k; ++i)
+      pieces.push_back(layout::chunk(full.getDimSize(dim), k, i, w).size);
+  }
+  if (piece.isDynamicDim(dim))
     return success();
-  int64_t total = 0;
-  for (int64_t v : *sizes)
-    total += v;
-  if (!full.isDynamicDim(dim) && full.getDimSize(dim) != total)
-    return op->emitOpError("sizes add up to ")
-           << total << " but the full tensor has " << full.getDimSize(dim)
-           << " along dimension " << dim;
-  if (!piece.isDynamicDim(dim) &&
-      llvm::any_of(*sizes, [&](int64_t v) { return v != piece.getDimSize(dim); }))
+  int64_t p = piece.getDimSize(dim);
+  if (llvm::any_of(pieces, [&](int64_t v) { return v != pieces.front(); })) {
+    // The first pieces are enough to see the difference.
+    std::string shown;
+    for (size_t i = 0; i < pieces.size() && i < 8; ++i)
+      shown += (i ? ", " : "") + std::to_string(pieces[i]);
+    if (pieces.size() > 8)
+      shown += ", ...";
     return op->emitOpError("piece dimension ")
-           << dim << " is static (" << piece.getDimSize(dim)
-           << ") but the sizes differ between ranks; make it dynamic";
+           << dim << " is static (" << p << ") but the " << what
+           << " give the ranks different pieces (" << shown
+           << "); make it dynamic";
+  }
+  if (pieces.front() != p)
+    return op->emitOpError("piece dimension ")
+           << dim << " is static (" << p << ") but the " << what
+           << " give every rank " << pieces.front();
   return success();
 }
 
