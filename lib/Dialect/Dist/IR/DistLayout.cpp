@@ -6,7 +6,9 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
+
 #include "llvm/ADT/StringSet.h"
+#include <limits>
 
 using namespace mlir;
 using namespace muon;
@@ -354,7 +356,45 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   for (int a = 0; a < mesh.numAxes(); ++a)
     if (!llvm::is_contained(splitting, a))
       hi[a] = std::min(hi[a], lo[a] + 1);
-  return localTensorType(shape, elementType, l, mesh, mesh.ranksIn(lo, hi));
+  if (localShapeCombinations(l, mesh, lo, hi) <= kMaxLocalShapeCombinations)
+    return localTensorType(shape, elementType, l, mesh, mesh.ranksIn(lo, hi));
+  // Too many to compare (a tensor split over billions of ranks): the rank
+  // at `lo` gives the rank of the local type and the dims no split cuts;
+  // the dims a split cuts are dynamic, which every rank's size satisfies.
+  layout::LocalShard s = layout::localShard(toVector(shape), l, mesh, lo);
+  SmallVector<int64_t> local(s.shape.begin(), s.shape.end());
+  if (!s.flattened)
+    for (int64_t d = 0; d < static_cast<int64_t>(local.size()); ++d)
+      if (!layout::shardAxesOf(l, d).empty())
+        local[d] = ShapedType::kDynamic;
+  for (const layout::StorageSplit &split : l.storage.outerFirst())
+    if (split.dim >= 0 && split.dim < static_cast<int64_t>(local.size()))
+      local[split.dim] = ShapedType::kDynamic;
+  return RankedTensorType::get(local, elementType);
+}
+
+int64_t muon::dist::localShapeCombinations(DistTensorType type,
+                                           Operation *from) {
+  MeshOp mesh = lookupMesh(from, type.getMesh());
+  layout::Mesh m = toLayoutMesh(mesh);
+  return localShapeCombinations(mustConvert(type, mesh, from), m,
+                                std::vector<int64_t>(m.numAxes(), 0), m.sizes);
+}
+
+int64_t muon::dist::localShapeCombinations(const layout::Layout &l,
+                                           const layout::Mesh &mesh,
+                                           const std::vector<int64_t> &lo,
+                                           const std::vector<int64_t> &hi) {
+  int64_t n = 1;
+  for (int a : splittingAxes(l, mesh)) {
+    int64_t extent = std::max<int64_t>(0, hi[a] - lo[a]);
+    if (extent == 0)
+      return 0;
+    n = n > std::numeric_limits<int64_t>::max() / extent
+            ? std::numeric_limits<int64_t>::max()
+            : n * extent;
+  }
+  return n;
 }
 
 RankedTensorType muon::dist::localTensorType(DistTensorType type,

@@ -688,10 +688,19 @@ static LogicalResult verifyLocalView(Operation *op, DistTensorType global,
     int64_t want = expected.getDimSize(d), got = local.getDimSize(d);
     if (ShapedType::isDynamic(got) || want == got)
       continue;
-    if (ShapedType::isDynamic(want))
+    if (ShapedType::isDynamic(want)) {
+      int64_t combinations = localShapeCombinations(global, op);
+      if (combinations > kMaxLocalShapeCombinations)
+        return op->emitOpError("local dimension ")
+               << d << " must be dynamic: the tensor is split over "
+               << combinations
+               << " combinations of mesh coordinates, more than the "
+               << kMaxLocalShapeCombinations
+               << " whose local shapes the verifier compares; got " << got;
       return op->emitOpError("local dimension ")
              << d << " differs between ranks and must be dynamic, got "
              << got;
+    }
     return op->emitOpError("local dimension ")
            << d << " is " << sizeStr(want) << " on every rank, got " << got;
   }

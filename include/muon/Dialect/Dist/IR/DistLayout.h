@@ -73,11 +73,26 @@ mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
                                        const layout::Mesh &mesh,
                                        llvm::ArrayRef<int64_t> ranks);
 
+/// Combinations of splitting coordinates past which local shapes are not
+/// compared (about a second of work).
+constexpr int64_t kMaxLocalShapeCombinations = int64_t(1) << 22;
+
+/// How many combinations of coordinates on the axes that split a tensor of
+/// layout `l` the box [lo, hi) holds (saturating at INT64_MAX).
+int64_t localShapeCombinations(const layout::Layout &l,
+                               const layout::Mesh &mesh,
+                               const std::vector<int64_t> &lo,
+                               const std::vector<int64_t> &hi);
+
+/// The same for `type` over its whole mesh.
+int64_t localShapeCombinations(DistTensorType type, mlir::Operation *from);
+
 /// The same over the ranks whose coordinates lie in the box [lo, hi) (each
 /// axis a range of coordinates; the box may be empty). Only the
 /// coordinates on axes that split the tensor decide a local shape: one
 /// rank per combination of those is computed, however many ranks the box
-/// holds.
+/// holds. Past kMaxLocalShapeCombinations they are not compared: every
+/// dim a splitting axis cuts is dynamic.
 mlir::RankedTensorType localTensorType(llvm::ArrayRef<int64_t> shape,
                                        mlir::Type elementType,
                                        const layout::Layout &l,
