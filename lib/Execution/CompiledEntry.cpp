@@ -41,12 +41,19 @@ std::vector<std::string> muon::exec::extraLibrariesFromEnvironment() {
 namespace {
 /// A JIT whose code finds the process's symbols (the runtime) and those of
 /// `libraries`. Objects are compiled beforehand (compileToObjects) or read
-/// from a file.
+/// from a file. What the session reports on its own (the symbols a lookup
+/// could not resolve, which ORC prints on stderr by default) goes to
+/// `reported`, so the caller's error can say it.
 llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
-makeJit(const std::vector<std::string> &libraries) {
+makeJit(const std::vector<std::string> &libraries,
+        std::shared_ptr<std::string> reported) {
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit.takeError();
+  (*jit)->getExecutionSession().setErrorReporter([reported](llvm::Error e) {
+    std::string text = llvm::toString(std::move(e));
+    *reported += (reported->empty() ? "" : "; ") + text;
+  });
   char prefix = (*jit)->getDataLayout().getGlobalPrefix();
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
   auto process =
@@ -75,7 +82,8 @@ CompiledEntry::fromObjects(const ObjectList &objects,
     error = what + ": " + llvm::toString(std::move(err));
     return nullptr;
   };
-  auto jit = makeJit(libraries);
+  auto reported = std::make_shared<std::string>();
+  auto jit = makeJit(libraries, reported);
   if (!jit)
     return fail("JIT", jit.takeError());
   for (const auto &object : objects)
@@ -87,14 +95,23 @@ CompiledEntry::fromObjects(const ObjectList &objects,
   // resolves every symbol the objects use, so a missing one is reported
   // here, not at the first step.
   auto sym = (*jit)->lookup("_mlir__mlir_ciface_" + entry);
-  if (!sym)
-    return fail("entry @" + entry, sym.takeError());
+  if (!sym) {
+    fail("entry @" + entry, sym.takeError());
+    if (!reported->empty())
+      error += " (" + *reported + ")";
+    return nullptr;
+  }
   std::unique_ptr<CompiledEntry> compiled(new CompiledEntry());
   compiled->packed = sym->toPtr<void (*)(void **)>();
   if (auto init = (*jit)->lookup(kInitPrefix + entry))
     compiled->init = init->toPtr<void (*)()>();
   else
     llvm::consumeError(init.takeError());
+  // Later reports go to stderr, as ORC's default reporter sends them.
+  (*jit)->getExecutionSession().setErrorReporter([](llvm::Error e) {
+    llvm::logAllUnhandledErrors(std::move(e), llvm::errs(),
+                                "JIT session error: ");
+  });
   compiled->jit = std::move(*jit);
   return compiled;
 }

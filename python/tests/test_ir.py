@@ -40,6 +40,26 @@ def test_deeply_nested_text_is_parsed_printed_and_verified():
     assert str(m.clone()) == text
 
 
+def test_a_missing_symbol_is_named_in_the_compile_error(capfd):
+    # ORC reports the unresolved symbols on its own (to stderr by default);
+    # the error handed back names them, and nothing is printed.
+    from muon import _muon
+    m = muon.parse("""
+llvm.func @nowhere_at_all() attributes {sym_visibility = "private"}
+llvm.func @step() attributes {llvm.emit_c_interface} {
+  llvm.call @nowhere_at_all() : () -> ()
+  llvm.return
+}
+llvm.func @_mlir_ciface_step() attributes {llvm.emit_c_interface} {
+  llvm.call @step() : () -> ()
+  llvm.return
+}""")
+    exe, error = _muon.compile(m._m, "step", 0)
+    assert exe is None
+    assert "Symbols not found: [ nowhere_at_all ]" in error
+    assert capfd.readouterr().err == ""
+
+
 def test_verifier_error_names_the_op_location():
     bad = STEP.replace("[shard<0>]", "[shard<2>]")
     with pytest.raises(muon.MuonError) as e:
