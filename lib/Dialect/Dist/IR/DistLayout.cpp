@@ -6,8 +6,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseSet.h"
-
 #include "llvm/ADT/StringSet.h"
+
 #include <limits>
 
 using namespace mlir;
