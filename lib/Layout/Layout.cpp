@@ -189,18 +189,35 @@ Interval muon::layout::chunk(int64_t length, int64_t parts, int64_t index,
     int64_t end = std::min((index + 1) * size, length);
     return {begin, end - begin};
   }
+  if (index < 0 || index >= parts)
+    return {length, 0};
+  std::vector<int64_t> sizes = chunkSizes(length, parts, weights);
+  int64_t begin =
+      std::accumulate(sizes.begin(), sizes.begin() + index, int64_t(0));
+  return {begin, sizes[index]};
+}
+
+std::vector<int64_t>
+muon::layout::chunkSizes(int64_t length, int64_t parts,
+                         const std::vector<int64_t> &weights) {
+  std::vector<int64_t> sizes;
+  sizes.reserve(parts);
+  if (weights.empty()) {
+    for (int64_t i = 0; i < parts; ++i)
+      sizes.push_back(chunk(length, parts, i).size);
+    return sizes;
+  }
   int64_t total = std::accumulate(weights.begin(), weights.end(), int64_t(0));
   int64_t begin = 0;
-  for (int64_t i = 0; i <= index; ++i) {
+  for (int64_t i = 0; i < parts; ++i) {
     // length * weight in 128 bits: both may be large, the quotient is not.
     __int128 scaled = static_cast<__int128>(length) * weights[i];
     int64_t want = static_cast<int64_t>((scaled + total - 1) / total);
     int64_t size = std::min(want, length - begin);
-    if (i == index)
-      return {begin, size};
+    sizes.push_back(size);
     begin += size;
   }
-  return {length, 0};
+  return sizes;
 }
 
 int64_t LocalShard::numElements() const {

@@ -81,6 +81,35 @@ TEST(Chunk, WeightsOneTwoOne) {
   EXPECT_EQ(got, want);
 }
 
+TEST(Chunk, SizesInOnePassAreChunksSizes) {
+  // chunkSizes gives every part's size as chunk does (even and weighted,
+  // short and empty trailing parts), and they add up to the length.
+  struct Case {
+    int64_t length, parts;
+    std::vector<int64_t> weights;
+  };
+  for (const Case &c : std::vector<Case>{{10, 4, {}},
+                                         {2, 4, {}},
+                                         {0, 3, {}},
+                                         {16, 4, {1, 1, 1, 5}},
+                                         {10, 3, {1, 1, 1}},
+                                         {7, 2, {3, 1}},
+                                         {5, 4, {1, 100, 1, 1}}}) {
+    std::vector<int64_t> sizes = chunkSizes(c.length, c.parts, c.weights);
+    ASSERT_EQ(static_cast<int64_t>(sizes.size()), c.parts);
+    int64_t total = 0;
+    for (int64_t i = 0; i < c.parts; ++i) {
+      Interval one = chunk(c.length, c.parts, i, c.weights);
+      EXPECT_EQ(sizes[i], one.size) << c.length << " part " << i;
+      EXPECT_EQ(total, one.offset) << c.length << " part " << i;
+      total += sizes[i];
+    }
+    EXPECT_EQ(total, c.length);
+  }
+  EXPECT_EQ(chunkSizes(16, 4, {1, 1, 1, 5}),
+            (std::vector<int64_t>{2, 2, 2, 10}));
+}
+
 TEST(Chunk, WeightedRoundingIsCeilInOrder) {
   // 10 over [1, 1, 1]: ceil(10/3) = 4, 4, then the remaining 2.
   EXPECT_EQ(chunk(10, 3, 0, {1, 1, 1}).size, 4);

@@ -155,6 +155,11 @@ struct Interval {
 Interval chunk(int64_t length, int64_t parts, int64_t index,
                const std::vector<int64_t> &weights = {});
 
+/// The sizes of all `parts` chunks of a length, as chunk() gives them, in
+/// one pass (chunk() of a weighted split walks the parts before `index`).
+std::vector<int64_t> chunkSizes(int64_t length, int64_t parts,
+                                const std::vector<int64_t> &weights = {});
+
 /// What one rank holds of a tensor.
 struct LocalShard {
   /// Local shape. For Flat storage it is one-dimensional: the number of

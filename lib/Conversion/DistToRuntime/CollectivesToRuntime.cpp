@@ -164,9 +164,10 @@ public:
     if (sizes || !ShapedType::isDynamic(length)) {
       if (sizes)
         e.values.assign(sizes->begin(), sizes->end());
-      else
-        for (int64_t i = 0; i < k; ++i)
-          e.values.push_back(layout::chunk(length, k, i, w).size);
+      else {
+        std::vector<int64_t> chunks = layout::chunkSizes(length, k, w);
+        e.values.assign(chunks.begin(), chunks.end());
+      }
       e.table = rt.i64Table(b, loc, e.values);
       return e;
     }

@@ -309,8 +309,7 @@ static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
       return op->emitOpError(err);
     if (full.isDynamicDim(dim))
       return success();
-    for (int64_t i = 0; i < k; ++i)
-      pieces.push_back(layout::chunk(full.getDimSize(dim), k, i, w).size);
+    pieces = layout::chunkSizes(full.getDimSize(dim), k, w);
   }
   if (piece.isDynamicDim(dim))
     return success();
