@@ -181,6 +181,16 @@ std::vector<int> Storage::axes() const {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The size of weighted part `i` of a length, the parts before it holding
+/// `begin` elements: ceil(length * w_i / total), capped by what is left.
+static int64_t weightedPart(int64_t length, const std::vector<int64_t> &weights,
+                            int64_t total, int64_t i, int64_t begin) {
+  // length * weight in 128 bits: both may be large, the quotient is not.
+  __int128 scaled = static_cast<__int128>(length) * weights[i];
+  int64_t want = static_cast<int64_t>((scaled + total - 1) / total);
+  return std::min(want, length - begin);
+}
+
 Interval muon::layout::chunk(int64_t length, int64_t parts, int64_t index,
                              const std::vector<int64_t> &weights) {
   if (weights.empty()) {
@@ -191,10 +201,11 @@ Interval muon::layout::chunk(int64_t length, int64_t parts, int64_t index,
   }
   if (index < 0 || index >= parts)
     return {length, 0};
-  std::vector<int64_t> sizes = chunkSizes(length, parts, weights);
-  int64_t begin =
-      std::accumulate(sizes.begin(), sizes.begin() + index, int64_t(0));
-  return {begin, sizes[index]};
+  int64_t total = std::accumulate(weights.begin(), weights.end(), int64_t(0));
+  int64_t begin = 0;
+  for (int64_t i = 0; i < index; ++i)
+    begin += weightedPart(length, weights, total, i, begin);
+  return {begin, weightedPart(length, weights, total, index, begin)};
 }
 
 std::vector<int64_t>
@@ -202,18 +213,12 @@ muon::layout::chunkSizes(int64_t length, int64_t parts,
                          const std::vector<int64_t> &weights) {
   std::vector<int64_t> sizes;
   sizes.reserve(parts);
-  if (weights.empty()) {
-    for (int64_t i = 0; i < parts; ++i)
-      sizes.push_back(chunk(length, parts, i).size);
-    return sizes;
-  }
   int64_t total = std::accumulate(weights.begin(), weights.end(), int64_t(0));
   int64_t begin = 0;
   for (int64_t i = 0; i < parts; ++i) {
-    // length * weight in 128 bits: both may be large, the quotient is not.
-    __int128 scaled = static_cast<__int128>(length) * weights[i];
-    int64_t want = static_cast<int64_t>((scaled + total - 1) / total);
-    int64_t size = std::min(want, length - begin);
+    int64_t size = weights.empty()
+                       ? chunk(length, parts, i).size
+                       : weightedPart(length, weights, total, i, begin);
     sizes.push_back(size);
     begin += size;
   }

@@ -421,9 +421,8 @@ void _mlir_ciface_muon_rt_chunk_extents(int64_t length,
   if (length < 0 || !bad.empty())
     fatal("chunk_extents", "",
           length < 0 ? "negative length " + std::to_string(length) : bad);
-  for (int64_t i = 0; i < out->size; ++i)
-    out->aligned[out->offset + i] =
-        muon::layout::chunk(length, out->size, i, w).size;
+  std::vector<int64_t> sizes = muon::layout::chunkSizes(length, out->size, w);
+  std::copy(sizes.begin(), sizes.end(), out->aligned + out->offset);
 }
 
 //--- Host helpers: collective over the world, with the timeout -------------

@@ -29,19 +29,10 @@
 #include <unistd.h>
 
 namespace {
-struct Args {
-  int argc;
-  char **argv;
-  int result = 1;
-};
-
-void *serve(void *p) {
-  auto *args = static_cast<Args *>(p);
+int serve(int argc, char **argv) {
   mlir::DialectRegistry registry;
   muon::registerToolDialects(registry);
-  args->result =
-      mlir::failed(mlir::MlirLspServerMain(args->argc, args->argv, registry));
-  return nullptr;
+  return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry));
 }
 
 struct Filter {
@@ -73,10 +64,6 @@ muon::lsp::Framing framingOf(int argc, char **argv) {
   return framing;
 }
 
-bool startThread(void *(*fn)(void *), void *arg, pthread_t &thread) {
-  return muon::startLargeStackThread("muon-lsp-server", fn, arg, thread);
-}
-
 /// Puts the filter between the real stdin and the transport (which reads
 /// fd 0 through `stdin`). Without a pipe or a thread the server reads
 /// stdin directly, as upstream's does.
@@ -88,7 +75,8 @@ void interposeFilter(Filter &f, int argc, char **argv) {
   f = Filter{fdopen(original, "r"), fdopen(fds[1], "w"),
              framingOf(argc, argv)};
   pthread_t thread;
-  if (!f.in || !f.out || !startThread(filter, &f, thread)) {
+  if (!f.in || !f.out ||
+      !muon::startLargeStackThread("muon-lsp-server", filter, &f, thread)) {
     close(fds[0]);
     return;
   }
@@ -119,13 +107,6 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
   }
 
-  Args args{argc, argv};
-  pthread_t thread;
-  if (!startThread(serve, &args, thread)) {
-    // No large stack to be had: serve on this one.
-    serve(&args);
-    return args.result;
-  }
-  pthread_join(thread, nullptr);
-  return args.result;
+  return muon::runOnLargeStack("muon-lsp-server",
+                               [&] { return serve(argc, argv); });
 }
