@@ -102,7 +102,10 @@ MLIR_CAPI_EXPORTED MlirLogicalResult muonStepPlan(MlirOperation step,
 /* For hosts that feed a compiled step: the global shapes of the parameters
  * and the piece of each tensor a rank passes to the entry (its local shard),
  * by the layout arithmetic the compiler types the shards with. The step's
- * operand types must verify (a parsed module does). */
+ * operand types must verify (a parsed module does). Every query below fails
+ * (-1, or failure, with a diagnostic on the step) for a step that does not
+ * plan: one whose mesh cannot be found, or a global-view step (plain tensor
+ * operands) before convert-shard-to-dist has given it layouts. */
 
 /// The tensors of one parameter. The numbers are the runtime's roles
 /// (MUON_RT_ROLE_* in muon_runtime.h).

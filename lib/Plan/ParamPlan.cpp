@@ -150,13 +150,18 @@ std::string plan::planParam(const std::vector<int64_t> &shape,
     if (outermost != outerFirst.end() && mesh.sizes[outermost->axis] > 1) {
       std::optional<std::vector<int64_t>> common;
       bool aligned = true;
-      int64_t parts = mesh.sizes[outermost->axis];
-      for (int64_t c = 0; c < parts && aligned; ++c) {
+      // Every part's extent in one pass: a weighted chunk() per part
+      // would walk the parts before it each time.
+      std::vector<int64_t> sizes =
+          layout::chunkSizes(shape[blocks.dim], mesh.sizes[outermost->axis],
+                             outermost->weights);
+      int64_t begin = 0;
+      for (size_t c = 0; c < sizes.size() && aligned; ++c) {
         std::optional<std::vector<int64_t>> mine =
-            blocksIn(blocks.sizes, layout::chunk(shape[blocks.dim], parts, c,
-                                                 outermost->weights));
+            blocksIn(blocks.sizes, {begin, sizes[c]});
         aligned = mine && (!common || *common == *mine);
         common = mine;
+        begin += sizes[c];
       }
       if (aligned) {
         out.roles[outermost->axis] = AxisRole::Independent;

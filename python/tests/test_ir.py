@@ -251,6 +251,29 @@ def test_step_queries():
         step.param_name(99)
 
 
+GLOBAL_VIEW_STEP = """
+func.func @step(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %m: tensor<8x4xf32>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %r:2 = muon.step params(%p : tensor<8x4xf32>) grads(%g : tensor<8x4xf32>)
+                   momenta(%m : tensor<8x4xf32>) {lr = 0.02 : f64}
+  return %r#0, %r#1 : tensor<8x4xf32>, tensor<8x4xf32>
+}
+"""
+
+
+def test_a_global_view_step_has_no_shards_to_query():
+    # Plain tensor operands carry no layout until convert-shard-to-dist:
+    # every query that needs one fails with the step's diagnostic.
+    step = muon.parse(GLOBAL_VIEW_STEP).step()
+    assert step.num_params == 1
+    for query in (lambda: step.num_ranks,
+                  lambda: step.local_shard(0, "param", 0),
+                  lambda: step.partial_term(0, 0),
+                  lambda: step.holds(0, 0)):
+        with pytest.raises(muon.MuonError, match="is a global-view step"):
+            query()
+
+
 def test_shards_check_the_full_and_piece_shapes():
     # 8x4 over dp = 2: rank 1 holds rows 4..7.
     piece = muon.parse(STEP).step().local_shard(0, "param", 1)
