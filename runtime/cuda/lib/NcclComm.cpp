@@ -113,6 +113,34 @@ std::string settled(ncclComm_t comm, double timeout, const char *doing) {
   }
 }
 
+/// Waits, for at most `timeout` seconds, for `stream` to finish what is
+/// queued on it: "" when it did, else why (a CUDA error, the
+/// communicator's asynchronous NCCL error, or "timed out after N s ...").
+/// A stream stuck behind a dead peer never finishes; cudaStreamSynchronize
+/// would wait for ever.
+std::string drained(cudaStream_t stream, ncclComm_t comm, double timeout) {
+  using clock = std::chrono::steady_clock;
+  auto start = clock::now();
+  for (int spins = 0;; ++spins) {
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaSuccess)
+      return "";
+    if (e != cudaErrorNotReady)
+      return "cudaStreamQuery: " + cudaText(e);
+    cudaGetLastError(); // not ready is not an error: keep it from later checks
+    ncclResult_t state = ncclSuccess;
+    ncclResult_t r = ncclCommGetAsyncError(comm, &state);
+    if (r != ncclSuccess || (state != ncclSuccess && state != ncclInProgress))
+      return ncclText(r != ncclSuccess ? r : state, comm);
+    if (spins > 64)
+      std::this_thread::yield();
+    if (std::chrono::duration<double>(clock::now() - start).count() > timeout)
+      return "timed out after " + std::to_string(int(timeout)) +
+             " s waiting for the communication stream to finish its queued "
+             "work";
+  }
+}
+
 int64_t extent(const int64_t *counts, const int64_t *displs, int members) {
   int64_t e = 0;
   for (int j = 0; j < members; ++j)
@@ -330,8 +358,14 @@ void muon_nccl_comm_abort(muon_nccl_comm *comm) {
 int muon_nccl_comm_destroy(muon_nccl_comm *comm) {
   if (!comm)
     return 0;
-  if (commStream)
-    cudaStreamSynchronize(commStream);
+  if (commStream) {
+    std::string why = drained(commStream, comm->comm, comm->timeout);
+    if (!why.empty()) {
+      ncclCommAbort(comm->comm);
+      delete comm;
+      return fail("destroying a communicator: " + why);
+    }
+  }
   ncclResult_t r = ncclCommFinalize(comm->comm);
   std::string why = r != ncclSuccess && r != ncclInProgress
                         ? ncclText(r, comm->comm)
