@@ -142,24 +142,46 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
                                     muon_rt_i64_array *expected) {
   std::string what = "entry argument #" + std::to_string(index);
   TensorView v = viewOf(arg, "check_arg", "");
-  std::vector<int64_t> table = valuesOf(expected);
   int64_t rank = backend().worldRank(), size = backend().worldSize();
-  int64_t r = static_cast<int64_t>(v.shape.size());
-  int64_t entries = static_cast<int64_t>(table.size());
-  // A table of whole rows names the ranks it was made for; any other is
-  // not a table of this argument's rank at all.
-  if (r > 0 && entries % r != 0)
+  int64_t dims = static_cast<int64_t>(v.shape.size());
+  // Read in place: the table is as long as its runs, and this runs on
+  // every call of the step.
+  int64_t entries = expected ? expected->size : 0;
+  auto at = [&](int64_t i) {
+    return expected->aligned[expected->offset + i * expected->stride];
+  };
+  int64_t row = 1 + dims;
+  int64_t runs = entries >= 2 ? (entries - 2) / row : 0;
+  if (entries < 2 + row || at(0) != MUON_RT_SHAPE_RUNS ||
+      (entries - 2) % row != 0)
     fatal("check_arg", "",
-          what + ": the shape table has " + std::to_string(entries) +
-              " entries, not a multiple of the argument's " +
-              std::to_string(r) + " dims");
-  if (entries != size * r)
+          what + ": the shape table (" + std::to_string(entries) +
+              " entries) is not one of runs for a " + std::to_string(dims) +
+              "-dim argument (muon_runtime.h, muon_rt_check_arg): the step "
+              "was compiled for another version of the runtime");
+  if (at(1) != size)
     fatal("check_arg", "",
-          what + ": the program was compiled for " +
-              std::to_string(r ? entries / r : 0) +
+          what + ": the program was compiled for " + std::to_string(at(1)) +
               " ranks but the job has " + std::to_string(size));
-  std::vector<int64_t> want(table.begin() + rank * r,
-                            table.begin() + (rank + 1) * r);
+  for (int64_t k = 0; k < runs; ++k) {
+    int64_t first = at(2 + k * row);
+    int64_t before = k == 0 ? -1 : at(2 + (k - 1) * row);
+    if ((k == 0 && first != 0) || first <= before || first >= size)
+      fatal("check_arg", "",
+            what + ": run " + std::to_string(k) +
+                " of the shape table starts at rank " + std::to_string(first) +
+                "; runs start at 0 and increase below the " +
+                std::to_string(size) + " ranks");
+  }
+  // The last run starting at or before this rank.
+  int64_t lo = 0, hi = runs;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    (at(2 + mid * row) <= rank ? lo : hi) = mid;
+  }
+  std::vector<int64_t> want(dims);
+  for (int64_t d = 0; d < dims; ++d)
+    want[d] = at(2 + lo * row + 1 + d);
   if (want != v.shape)
     fatal("check_arg", "",
           what + " has local shape " + v.shapeStr() + ", expected " +

@@ -131,6 +131,19 @@ int main(int argc, char **argv) {
     I64 weights({0, 0}), out({0, 0});
     _mlir_ciface_muon_rt_chunk_extents(10, &weights.a, &out.a);
   }
+  if (argc > 1 && std::strcmp(argv[1], "bad-runs") == 0) {
+    // A shape table whose runs do not start at rank 0 is refused, not
+    // read as if they did.
+    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 1, 2});
+    T arg({2}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(3, arg.ref(), &shapes.a);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "old-table") == 0) {
+    // A table of one row per rank (an older compiler's) is refused.
+    I64 shapes({2, 2, 2});
+    T arg({2}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(5, arg.ref(), &shapes.a);
+  }
   if (argc > 1 && std::strcmp(argv[1], "huge-alloc") == 0 && rank == 0)
     // Size plus header must not wrap to a small block.
     _mlir_memref_to_llvm_alloc(SIZE_MAX);
@@ -139,7 +152,7 @@ int main(int argc, char **argv) {
     // GPU: device memory passes the check, host memory ends the job.
     onDevice = true;
     muon_rt_cuda_step_begin();
-    I64 shapes({2, 2, 2});
+    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 0, 2});
     T onGpu({2}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(0, onGpu.ref(), &shapes.a);
     std::vector<float> host(2, 1.0f);
@@ -147,6 +160,17 @@ int main(int argc, char **argv) {
     std::vector<int64_t> desc = {at, at, 0, 2, 1};
     muon_rt_memref ref{1, desc.data()};
     _mlir_ciface_muon_rt_check_arg(7, &ref, &shapes.a);
+  }
+
+  { // Shape tables of runs: rank 0 holds 2x4, ranks 1 and 2 hold 1x4 (two
+    // runs), then every rank 3x4 (one run); each rank passes its own.
+    I64 twoRuns({MUON_RT_SHAPE_RUNS, 3, 0, 2, 4, 1, 1, 4});
+    T mine({rank == 0 ? 2 : 1, 4}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(0, mine.ref(), &twoRuns.a);
+    I64 oneRun({MUON_RT_SHAPE_RUNS, 3, 0, 3, 4});
+    T same({3, 4}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(1, same.ref(), &oneRun.a);
+    done("check_arg shape runs");
   }
 
   { // all_gather along dim 1, uneven pieces 2, 2, 1 of 5 columns.

@@ -1,6 +1,6 @@
 // convert-dist-to-runtime after muon-expand-step: the boundary becomes the
 // local shards, each checked against every rank's expected shape before
-// anything else; communicators are created up front, in one order; rooted
+// anything else (one table per argument type); communicators are created up front, in one order; rooted
 // collectives become runtime calls with the resolved extents.
 
 // RUN: muon-opt %s --muon-expand-step --convert-muon-to-linalg --convert-muon-to-runtime --convert-dist-to-runtime | FileCheck %s
@@ -20,7 +20,8 @@ dist.mesh @m [dp = 2, tp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>, replicate]>
 
 // CHECK-NOT: dist.mesh
-// CHECK-DAG: memref.global "private" constant @[[SHAPES:.*]] : memref<8xi64> = dense<4>
+// One run of ranks (from rank 0) holding 4x4, on a mesh of 4 ranks:
+// CHECK-DAG: memref.global "private" constant @[[SHAPES:.*]] : memref<5xi64> = dense<[-1, 4, 0, 4, 4]>
 // CHECK-DAG: memref.global "private" constant @[[MESH:.*]] : memref<2xi64> = dense<2>
 // CHECK-DAG: memref.global "private" constant @[[DP:.*]] : memref<1xi64> = dense<0>
 // CHECK-DAG: memref.global "private" constant @[[TP:.*]] : memref<1xi64> = dense<1>
@@ -28,8 +29,8 @@ dist.mesh @m [dp = 2, tp = 2]
 // CHECK-DAG: memref.global "private" constant @{{.*}} : memref<4xi64> = dense<[2, 4, 6, 4]>
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: %[[P:.*]]: tensor<4x4xf32>, %[[G:.*]]: tensor<4x4xf32>, %[[M:.*]]: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) attributes {llvm.emit_c_interface}
-// CHECK: bufferization.to_buffer %[[P]] read_only
 // CHECK: memref.get_global @[[SHAPES]]
+// CHECK: bufferization.to_buffer %[[P]] read_only
 // CHECK: call @muon_rt_check_arg
 // CHECK: call @muon_rt_check_arg
 // CHECK: call @muon_rt_check_arg

@@ -99,7 +99,7 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
       rank's local tensor (`dist.to_local` / `dist.from_local` at the
       boundary fold away; a `dist.from_local` nobody reads is dropped). For
       each such argument the function first calls `muon_rt_check_arg` with
-      the local shape of every rank, so a wrong shard or a world size that
+      the local shape of every rank (as runs of ranks with one shape), so a wrong shard or a world size that
       does not match the mesh stops the job before any collective.
     * The communicators the function uses are created at its top, in one
       order on every rank (`muon_rt_comm` is collective the first time).

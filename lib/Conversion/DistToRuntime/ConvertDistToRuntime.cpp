@@ -171,7 +171,7 @@ LogicalResult checkLowerable(func::FuncOp f) {
   return failure(r.wasInterrupted());
 }
 
-/// The argument shape tables below have a row per rank: bound the mesh.
+/// The argument shape tables below visit every rank: bound the mesh.
 LogicalResult checkArgumentMeshes(func::FuncOp f) {
   for (Type t : f.getArgumentTypes())
     if (auto dt = dyn_cast<DistTensorType>(t))
@@ -182,42 +182,47 @@ LogicalResult checkArgumentMeshes(func::FuncOp f) {
 }
 
 /// Every rank's expected local shape of each distributed argument, recorded
-/// before the signature changes: row r of a table is rank r's shape.
-SmallVector<std::pair<unsigned, SmallVector<int64_t>>>
-argumentShapeTables(func::FuncOp f) {
-  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> tables;
-  DenseMap<Type, SmallVector<int64_t>> byType;
+/// before the signature changes: the runtime's shape tables
+/// (muon_rt_check_arg, muon_runtime.h), one per argument type.
+struct ArgumentShapeTables {
+  /// (argument number, index into `tables`) per distributed argument.
+  SmallVector<std::pair<unsigned, unsigned>> args;
+  SmallVector<SmallVector<int64_t>> tables;
+};
+
+ArgumentShapeTables argumentShapeTables(func::FuncOp f) {
+  ArgumentShapeTables out;
+  // Parameters, gradients and momenta share a few types: one table each.
+  DenseMap<Type, unsigned> byType;
   for (BlockArgument arg : f.getArguments()) {
     auto dt = dyn_cast<DistTensorType>(arg.getType());
     if (!dt)
       continue;
-    // Parameters, gradients and momenta share a few types: one table per
-    // type, each a local shard per rank.
-    auto [it, fresh] = byType.try_emplace(dt);
+    auto [it, fresh] = byType.try_emplace(dt, out.tables.size());
     if (fresh) {
-      layout::Mesh lm = toLayoutMesh(lookupMesh(f, dt.getMesh()));
-      for (int64_t r = 0; r < lm.numRanks(); ++r) {
-        layout::LocalShard s = localShardOf(dt, f, lm.coords(r));
-        it->second.append(s.shape.begin(), s.shape.end());
-      }
+      SmallVector<int64_t> &table = out.tables.emplace_back();
+      table = {MUON_RT_SHAPE_RUNS,
+               toLayoutMesh(lookupMesh(f, dt.getMesh())).numRanks()};
+      table.append(muon::dist::localShapeRuns(dt, f));
     }
-    tables.push_back({arg.getArgNumber(), it->second});
+    out.args.push_back({arg.getArgNumber(), it->second});
   }
-  return tables;
+  return out;
 }
 
 /// Before anything else: every rank checks the shards it was handed.
-void emitArgChecks(
-    func::FuncOp f, RuntimeCalls &rt,
-    ArrayRef<std::pair<unsigned, SmallVector<int64_t>>> tables) {
+void emitArgChecks(func::FuncOp f, RuntimeCalls &rt,
+                   const ArgumentShapeTables &shapes) {
   OpBuilder b = OpBuilder::atBlockBegin(&f.front());
   Location loc = f.getLoc();
-  for (auto &[index, table] : tables) {
-    Value arg = f.getArgument(index);
+  SmallVector<Value> tableOf(shapes.tables.size());
+  for (auto [index, table] : shapes.args) {
+    if (!tableOf[table])
+      tableOf[table] = rt.i64Table(b, loc, shapes.tables[table]);
     rt.call(b, loc, RuntimeFn::muon_rt_check_arg,
             {RuntimeCalls::i64(b, loc, index),
-             RuntimeCalls::unrankedBufferOf(b, loc, arg),
-             rt.i64Table(b, loc, table)});
+             RuntimeCalls::unrankedBufferOf(b, loc, f.getArgument(index)),
+             tableOf[table]});
   }
 }
 
@@ -307,8 +312,7 @@ struct ConvertDistToRuntimePass
     RuntimeCalls rt(module);
     muon::CommunicatorTable comms;
     SmallVector<func::FuncOp> functions;
-    DenseMap<Operation *, SmallVector<std::pair<unsigned, SmallVector<int64_t>>>>
-        argTables;
+    DenseMap<Operation *, ArgumentShapeTables> argTables;
     SmallVector<func::FuncOp> all;
     module.walk([&](func::FuncOp f) { all.push_back(f); });
     for (func::FuncOp f : all) {

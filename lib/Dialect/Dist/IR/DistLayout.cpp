@@ -307,6 +307,30 @@ static std::vector<int> splittingAxes(const layout::Layout &l,
   return axes;
 }
 
+namespace {
+/// Numbers a rank's coordinates on the axes that split a tensor of layout
+/// `l`: ranks with the same key hold local blocks of the same shape.
+struct SplittingKey {
+  SplittingKey(const layout::Layout &l, const layout::Mesh &mesh)
+      : mesh(mesh), splitting(splittingAxes(l, mesh)),
+        stride(mesh.numAxes(), 1) {
+    // Ranks are row-major over the axes: the coordinate on axis a is
+    // (r / stride[a]) % size[a].
+    for (int a = mesh.numAxes() - 2; a >= 0; --a)
+      stride[a] = stride[a + 1] * mesh.sizes[a + 1];
+  }
+  int64_t operator()(int64_t rank) const {
+    int64_t key = 0;
+    for (int a : splitting)
+      key = key * mesh.sizes[a] + (rank / stride[a]) % mesh.sizes[a];
+    return key;
+  }
+  const layout::Mesh &mesh;
+  std::vector<int> splitting;
+  std::vector<int64_t> stride;
+};
+} // namespace
+
 RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
                                              Type elementType,
                                              const layout::Layout &l,
@@ -316,18 +340,10 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   SmallVector<int64_t> local;
   // Only the coordinates on axes that split the tensor decide a local
   // shape: ranks that agree on them are computed once.
-  std::vector<int> splitting = splittingAxes(l, mesh);
-  // Ranks are row-major over the axes: the coordinate on axis a is
-  // (r / stride[a]) % size[a]; the key numbers the splitting coordinates.
-  std::vector<int64_t> stride(mesh.numAxes(), 1);
-  for (int a = mesh.numAxes() - 2; a >= 0; --a)
-    stride[a] = stride[a + 1] * mesh.sizes[a + 1];
+  SplittingKey keyOf(l, mesh);
   llvm::DenseSet<int64_t> seen;
   for (auto [k, r] : llvm::enumerate(ranks)) {
-    int64_t key = 0;
-    for (int a : splitting)
-      key = key * mesh.sizes[a] + (r / stride[a]) % mesh.sizes[a];
-    if (!seen.insert(key).second)
+    if (!seen.insert(keyOf(r)).second)
       continue;
     layout::LocalShard s = layout::localShard(global, l, mesh, mesh.coords(r));
     if (k == 0) {
@@ -339,6 +355,31 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
         local[d] = ShapedType::kDynamic;
   }
   return RankedTensorType::get(local, elementType);
+}
+
+SmallVector<int64_t> muon::dist::localShapeRuns(DistTensorType type,
+                                                Operation *from) {
+  MeshOp meshOp = lookupMesh(from, type.getMesh());
+  layout::Mesh mesh = toLayoutMesh(meshOp);
+  layout::Layout l = mustConvert(type, meshOp, from);
+  std::vector<int64_t> global = shapeOf(type);
+  // One local shard per combination of splitting coordinates, however many
+  // ranks share it.
+  SplittingKey keyOf(l, mesh);
+  llvm::DenseMap<int64_t, std::vector<int64_t>> shapeOfKey;
+  SmallVector<int64_t> runs;
+  std::vector<int64_t> last;
+  for (int64_t r = 0, n = mesh.numRanks(); r < n; ++r) {
+    auto [it, fresh] = shapeOfKey.try_emplace(keyOf(r));
+    if (fresh)
+      it->second = layout::localShard(global, l, mesh, mesh.coords(r)).shape;
+    if (r > 0 && it->second == last)
+      continue;
+    last = it->second;
+    runs.push_back(r);
+    runs.append(last.begin(), last.end());
+  }
+  return runs;
 }
 
 RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
