@@ -104,6 +104,10 @@ void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                         "convert-dist-to-runtime";
     pm.addPass(createMuonCheckOutput(check));
   }
+  // Elementwise arith / math ops on whole tensors (in the user's own
+  // functions beside the step) become linalg, which bufferizes; left as
+  // they are, bufferization stops at them with "op was not bufferized".
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // Placeholders (the destinations of elementwise ops, what a rank that
   // takes no part yields) become allocations before CSE: merged into one
   // tensor.empty per type, thousands of uses would alias one value, and

@@ -238,7 +238,7 @@ private:
              << what << " #" << index << " is both the "
              << describe(triple(0)[0], triple(0)[2]) << " and the "
              << describe(triple(1)[0], triple(1)[2])
-             << "; muon-run generates one tensor per argument, so give each "
+             << "; muon-run generates one value per argument, so give each "
                 "role an argument of its own";
     TensorSpec t;
     int64_t role = triple(0)[0];

@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <sys/stat.h>
 
 using namespace mlir;
 using namespace muon;
@@ -310,8 +309,6 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
                 static_cast<unsigned long long>(o.seed));
     std::fflush(stdout);
   }
-  if (!o.dumpDir.empty() && rank == 0)
-    mkdir(o.dumpDir.c_str(), 0755);
 
   Job job(o, *spec);
   job.initialise();

@@ -246,6 +246,16 @@ std::string validateOptions() {
       return "--trace: cannot write '" + traceFile + "': directory '" +
              dir.str() + "' does not exist";
   }
+  // The dump directory is made here, parents included, so that a path
+  // that cannot be a directory fails before anything runs, not on rank 0
+  // in the middle of the job.
+  if (!dumpDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return "--dump: cannot create the directory '" + dumpDir +
+             "': " + ec.message();
+    if (!llvm::sys::fs::is_directory(dumpDir))
+      return "--dump: '" + dumpDir + "' exists and is not a directory";
+  }
   return "";
 }
 
