@@ -26,7 +26,8 @@ void muon::run::registerRunDialects(DialectRegistry &registry) {
 
 FailureOr<muon::run::StepSpec>
 muon::run::parseAndLower(MLIRContext &context, const Options &o,
-                         OwningOpRef<ModuleOp> &module, bool printDiagnostics) {
+                         OwningOpRef<ModuleOp> &module, bool printDiagnostics,
+                         bool printRemarks) {
   llvm::SourceMgr sources;
   // Locations as file:line:col with the source line, as muon-opt prints
   // them (the context's default prints loc("file":line:col)); no dump of
@@ -36,6 +37,12 @@ muon::run::parseAndLower(MLIRContext &context, const Options &o,
     context.printOpOnDiagnostic(false);
     printer.emplace(sources, &context);
   }
+  // Registered after the printer, so it sees each diagnostic first.
+  std::optional<ScopedDiagnosticHandler> quiet;
+  if (!printRemarks)
+    quiet.emplace(&context, [](Diagnostic &d) {
+      return success(d.getSeverity() != DiagnosticSeverity::Error);
+    });
   module = parseSourceFile<ModuleOp>(o.input, sources, &context);
   if (!module)
     return failure();

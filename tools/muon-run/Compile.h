@@ -26,11 +26,13 @@ void registerRunDialects(mlir::DialectRegistry &registry);
 /// Parses `o.input`, describes its step and lowers the module with
 /// muon-to-llvm. With `printDiagnostics`, diagnostics are printed as
 /// muon-opt prints them (`file:line:col: error: ...` and the source line);
-/// otherwise they go to the context's handlers.
+/// otherwise they go to the context's handlers. Without `printRemarks`,
+/// remarks and warnings are dropped (a rank whose launcher printed them
+/// already).
 mlir::FailureOr<StepSpec>
 parseAndLower(mlir::MLIRContext &context, const Options &o,
               mlir::OwningOpRef<mlir::ModuleOp> &module,
-              bool printDiagnostics = true);
+              bool printDiagnostics = true, bool printRemarks = true);
 
 } // namespace run
 } // namespace muon

@@ -263,15 +263,17 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   };
   auto compileStart = Clock::now();
   OwningOpRef<ModuleOp> module;
+  // Launched by muon-run: the launcher compiled the step once for every
+  // rank (and printed its remarks); load its object instead of compiling
+  // again, when its key says it is this module's (an object named by a
+  // stale environment is not).
+  const char *object = std::getenv("MUON_RUN_OBJECT");
   FailureOr<StepSpec> spec =
-      parseAndLower(context, o, module, /*printDiagnostics=*/rank == 0);
+      parseAndLower(context, o, module, /*printDiagnostics=*/rank == 0,
+                    /*printRemarks=*/!(object && *object));
   if (failed(spec))
     return fail();
   std::string error;
-  // Launched by muon-run: the launcher compiled the step once for every
-  // rank; load its object instead of compiling again, when its key says it
-  // is this module's (an object named by a stale environment is not).
-  const char *object = std::getenv("MUON_RUN_OBJECT");
   const char *key = std::getenv("MUON_RUN_OBJECT_KEY");
   if (object && *object &&
       !(key && objectKey(*module, o.optLevel) == key)) {

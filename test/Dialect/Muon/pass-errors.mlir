@@ -4,11 +4,13 @@
 // RUN: not muon-opt %s --dist-specialize-rank -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORANK
 // RUN: not muon-opt %s --dist-specialize-rank=rank=9 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGRANK
 // RUN: not muon-opt %s --dist-specialize-rank=rank=-5 -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGRANK
+// RUN: not muon-opt %s --dist-specialize-rank=rank=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=MINUS1
 
 // STRATEGY: muon-assign-owners: unknown strategy 'fastest'; expected round_robin or balanced
 // NORANK: dist-specialize-rank needs a rank: --dist-specialize-rank=rank=N
 // BIGRANK: dist-specialize-rank: rank 9 is outside mesh @m (4 ranks)
 // NEGRANK: dist-specialize-rank: rank -5 is negative; ranks count from 0
+// MINUS1: dist-specialize-rank: rank -1 is negative; ranks count from 0
 
 dist.mesh @m [dp = 4]
 !t = !dist.tensor<16x8xf32, @m, [shard<0>]>

@@ -28,8 +28,7 @@ struct DistSpecializeRankPass
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
     ModuleOp module = getOperation();
-    // -1, the option's default, means "not given".
-    if (rank == -1) {
+    if (!rank.hasValue()) {
       module.emitError("dist-specialize-rank needs a rank: "
                        "--dist-specialize-rank=rank=N");
       return signalPassFailure();

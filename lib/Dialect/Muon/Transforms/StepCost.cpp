@@ -120,11 +120,15 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
     held = peakOf(--fits).first;
   if (fits == ahead)
     return k; // fits as given (a depth past the rounds runs as the rounds)
+  // A count past the rounds means every round in flight: say that, not
+  // the count as given.
+  std::string asked = k > ahead ? "all " + std::to_string(ahead) +
+                                      " rounds in flight"
+                                : std::to_string(k) + " round(s) ahead";
   if (fits != k)
     step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
-                      << " by max-prefetch-bytes = "
-                      << maxPrefetchBytes
-                      << ": " << k << " round(s) ahead would hold "
+                      << " by max-prefetch-bytes = " << maxPrefetchBytes
+                      << ": " << asked << " would hold "
                       << static_cast<int64_t>(wanted)
                       << " bytes of gathered matrices on rank " << rank
                       << " at once, " << fits << " hold(s) at most "

@@ -15,7 +15,7 @@
 // RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=384 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE-FITS --allow-empty
 // RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=300 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE-FITS-NOT: remark
-// HUGE: remark: prefetch_count 1000000000000 lowered to 1 by max-prefetch-bytes = 300: 1000000000000 round(s) ahead would hold 384 bytes of gathered matrices on rank 0 at once, 1 hold(s) at most 256
+// HUGE: remark: prefetch_count 1000000000000 lowered to 1 by max-prefetch-bytes = 300: all 3 rounds in flight would hold 384 bytes of gathered matrices on rank 0 at once, 1 hold(s) at most 256
 
 // A negative bound is refused, by the pass and through muon-to-llvm.
 // RUN: not muon-opt %s --muon-expand-step=max-prefetch-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEG
