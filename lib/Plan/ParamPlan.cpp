@@ -359,7 +359,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
   // partial axes (muon.step's rule), while the parameter may be: each such
   // storage split is one reduce-scatter into the parameter's piece, outer
   // split first, moving half the bytes of an all-reduce and a slice. Then one
-  // all-reduce per remaining reduction kind (enum order), on the smaller data.
+  // all-reduce of the remaining partial axes, on the smaller data.
   auto partialOn = [&](int a) {
     return gradLayout.placements[a].kind == PlacementKind::Partial;
   };
@@ -408,22 +408,33 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
     }
     steps.push_back(s);
   }
-  for (layout::ReduceKind kind :
-       {layout::ReduceKind::Sum, layout::ReduceKind::Avg,
-        layout::ReduceKind::Max, layout::ReduceKind::Min}) {
-    CommStep s;
-    s.kind = CommStep::Kind::ReduceGrad;
-    s.reduce = kind;
-    s.from = current;
-    for (size_t a = 0; a < gradLayout.placements.size(); ++a)
-      if (partialOn(static_cast<int>(a)) && !reduced[a] &&
-          gradLayout.placements[a].reduce == kind) {
-        current.placements[a] = layout.placements[a];
-        if (mesh.sizes[a] > 1)
-          s.axes.push_back(static_cast<int>(a));
-      }
-    if (s.axes.empty())
+  // What is left is all-reduced in one all_reduce (gradients are partial
+  // sums or averages only: the step verifier): over sum and avg axes
+  // together, a sum divided by the avg axes' sizes when both kinds are
+  // there (the mean over the avg axes of the sum over the sum axes),
+  // instead of one all-reduce of the whole piece per kind.
+  CommStep s;
+  s.kind = CommStep::Kind::ReduceGrad;
+  s.from = current;
+  bool sums = false, averages = false;
+  int64_t averaged = 1;
+  for (size_t a = 0; a < gradLayout.placements.size(); ++a) {
+    if (!partialOn(static_cast<int>(a)) || reduced[a])
       continue;
+    current.placements[a] = layout.placements[a];
+    if (mesh.sizes[a] == 1)
+      continue;
+    s.axes.push_back(static_cast<int>(a));
+    bool avg = gradLayout.placements[a].reduce == layout::ReduceKind::Avg;
+    (avg ? averages : sums) = true;
+    if (avg)
+      averaged *= mesh.sizes[a];
+  }
+  if (!s.axes.empty()) {
+    s.reduce =
+        averages && !sums ? layout::ReduceKind::Avg : layout::ReduceKind::Sum;
+    if (averages && sums)
+      s.divisor = averaged;
     s.to = current;
     steps.push_back(s);
   }
@@ -580,6 +591,8 @@ std::string plan::describe(const CommStep &step, const layout::Mesh &mesh) {
     s += " " + axesStr(step.axes);
   if (step.kind == CommStep::Kind::ReduceGrad)
     s += std::string(" ") + reductions[static_cast<int>(step.reduce)];
+  if (step.divisor != 1)
+    s += " divided by " + std::to_string(step.divisor);
   if (step.kind == CommStep::Kind::Gather ||
       step.kind == CommStep::Kind::Scatter || step.dim >= 0) {
     s += step.split == Split::Kind::Flat       ? " flat"

@@ -139,15 +139,36 @@ TEST(PlanSteps, ContextParallelPartialGradient) {
 }
 
 TEST(PlanSteps, DdpAverageAndSumOnTwoAxes) {
-  // One reduction per kind, in enum order (sum before avg).
+  // One all-reduce over both axes: a sum divided by the avg axis's size.
   Mesh mesh{{"a", "b"}, {2, 2}};
   EXPECT_EQ(stepsOf({6, 4},
                     layoutOf({Placement::replicate(), Placement::replicate()}),
                     layoutOf({Placement::partial(layout::ReduceKind::Avg),
                               Placement::partial()}),
                     mesh, 2),
-            (Lines{"reduce_grad b sum", "reduce_grad a avg",
+            (Lines{"reduce_grad a,b sum divided by 2",
                    "newton_schulz holders [a,b]", "broadcast a,b root 2"}));
+  // Averages only: one avg all-reduce, nothing divided after it.
+  Mesh three{{"a", "b", "c"}, {3, 2, 2}};
+  EXPECT_EQ(stepsOf({6, 4},
+                    layoutOf({Placement::replicate(), Placement::replicate(),
+                              Placement::replicate()}),
+                    layoutOf({Placement::partial(layout::ReduceKind::Avg),
+                              Placement::partial(layout::ReduceKind::Avg),
+                              Placement::replicate()}),
+                    three, 0),
+            (Lines{"reduce_grad a,b avg", "newton_schulz holders [a,b,c]",
+                   "broadcast a,b,c root 0"}));
+  // Two avg axes beside a sum axis: divided by their product.
+  EXPECT_EQ(stepsOf({6, 4},
+                    layoutOf({Placement::replicate(), Placement::replicate(),
+                              Placement::replicate()}),
+                    layoutOf({Placement::partial(layout::ReduceKind::Avg),
+                              Placement::partial(),
+                              Placement::partial(layout::ReduceKind::Avg)}),
+                    three, 0),
+            (Lines{"reduce_grad a,b,c sum divided by 6",
+                   "newton_schulz holders [a,b,c]", "broadcast a,b,c root 0"}));
 }
 
 TEST(PlanSteps, AxesOfSizeOneMoveNothing) {

@@ -161,6 +161,10 @@ struct CommStep {
   std::vector<int64_t> sizes;
   /// ReduceGrad only.
   layout::ReduceKind reduce = layout::ReduceKind::Sum;
+  /// ReduceGrad only: what the reduced data is divided by. 1, or, for one
+  /// all-reduce summing over both sum and avg axes, the product of the avg
+  /// axes' sizes.
+  int64_t divisor = 1;
   /// The layout of the data the step consumes and produces.
   layout::Layout from, to;
 };

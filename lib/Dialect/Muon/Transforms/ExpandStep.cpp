@@ -719,10 +719,13 @@ private:
   Value reduceStep(const ParamState &s, const plan::CommStep &c, Value g) {
     auto kind = dist::ReduceKindAttr::get(
         b.getContext(), static_cast<dist::ReduceKind>(c.reduce));
-    if (c.dim < 0)
-      return dist::AllReduceOp::create(b, loc, g.getType(), Type(), g, meshRef,
-                                       axisNames(c.axes), kind)
-          .getResult();
+    if (c.dim < 0) {
+      Value sum = dist::AllReduceOp::create(b, loc, g.getType(), Type(), g,
+                                            meshRef, axisNames(c.axes), kind)
+                      .getResult();
+      return c.divisor == 1 ? sum
+                            : scaled(sum, 1.0 / static_cast<double>(c.divisor));
+    }
     if (c.split == Split::Kind::Flat) {
       auto full = cast<RankedTensorType>(g.getType());
       g = tensor::CollapseShapeOp::create(b, loc, g, allDims(full.getRank()));
