@@ -303,7 +303,18 @@ class Step:
 
     def __init__(self, module: Module, index: int):
         self.module = module
+        self.index = index
         self._s = _muon.Step(module._m, index)
+
+    @property
+    def _q(self):
+        # A Step names the module's step number `index` at each call:
+        # passes change the module in place, and one may remove the op.
+        if not self._s.exists():
+            raise MuonError(f"the module no longer has muon.step #{self.index} "
+                            "(a pass removed it: passes change a module in "
+                            "place); take the module's steps again")
+        return self._s
 
     def _check(self, value, what: str):
         self.module.context._check(value is not None, what)
@@ -311,20 +322,20 @@ class Step:
 
     @property
     def num_params(self) -> int:
-        return self._s.num_params()
+        return self._q.num_params()
 
     @property
     def num_ranks(self) -> int:
-        n = self._s.num_ranks()
+        n = self._q.num_ranks()
         self.module.context._check(n >= 0, "the step does not plan")
         return n
 
     def param_name(self, param: int) -> str:
-        return self._check(self._s.param_name(param),
+        return self._check(self._q.param_name(param),
                            f"no parameter {param}")
 
     def param_shape(self, param: int) -> Tuple[int, ...]:
-        return tuple(self._check(self._s.param_shape(param),
+        return tuple(self._check(self._q.param_shape(param),
                                  f"no parameter {param}"))
 
     def param_blocks(self, param: int) -> Optional[Tuple[int, Tuple[int, ...]]]:
@@ -332,7 +343,7 @@ class Step:
         ``(d, sizes)``, or None when the parameter's matrices are
         orthogonalised whole. ``muon.reference.muon_step(..., split=...)``
         takes it as is."""
-        got = self._s.param_blocks(param)
+        got = self._q.param_blocks(param)
         self.module.context._check(got is not False, f"no parameter {param}")
         return None if got is None else (got[0], tuple(got[1]))
 
@@ -350,7 +361,7 @@ class Step:
             k = _KINDS[kind]
         else:
             k = kind
-        got = self._check(self._s.local_shard(param, k, rank),
+        got = self._check(self._q.local_shard(param, k, rank),
                           f"no shard of parameter {param} on rank {rank}")
         shape, offs, flat, cshape, coffs = got
         return LocalShard(tuple(shape), tuple(offs), bool(flat), tuple(cshape),
@@ -363,7 +374,7 @@ class Step:
         its results for that parameter carry no meaning), and for ``whole``
         storage away from the owner's coordinate (the rank stores nothing:
         its local shape is empty)."""
-        held = self._s.holds(param, rank)
+        held = self._q.holds(param, rank)
         self.module.context._check(held >= 0,
                                    f"no parameter {param} or rank {rank}")
         return bool(held)
@@ -372,11 +383,11 @@ class Step:
         """(term, number of terms, scale) of the parameter's gradient on
         ``rank``: with partial placements each rank passes one term of a sum;
         the gradient is ``scale * sum(terms)``."""
-        return tuple(self._check(self._s.partial_term(param, rank),
+        return tuple(self._check(self._q.partial_term(param, rank),
                                  f"no parameter {param} or rank {rank}"))
 
     def plan(self, param: int) -> List[str]:
         """The collective plan of one parameter for its owner (needs owners:
         call Module.report_text() or run muon-assign-owners first)."""
-        return self._check(self._s.plan(param),
+        return self._check(self._q.plan(param),
                            f"no plan for parameter {param}")

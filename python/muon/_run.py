@@ -121,7 +121,7 @@ class CompiledStep:
         self.module = module.clone().run_passes(
             "convert-shard-to-dist,muon-assign-owners")
         self.step: Step = self._find_step(entry)
-        self.entry = self.step._s.function_name()
+        self.entry = self.step._q.function_name()
         self.target = target
         lowered = self.module.clone().lower(target=target)
         exe, error = _muon.compile(lowered._m, self.entry, opt_level)
@@ -148,7 +148,7 @@ class CompiledStep:
 
     def _find_step(self, entry: Optional[str]) -> Step:
         steps = [s for s in self.module.steps
-                 if entry is None or s._s.function_name() == entry]
+                 if entry is None or s._q.function_name() == entry]
         if len(steps) != 1:
             where = f"function @{entry}" if entry else "the module"
             raise MuonError(f"{where} holds {len(steps)} muon.step ops; "

@@ -531,6 +531,8 @@ NB_MODULE(_muon, m) {
 
   nb::class_<Step>(m, "Step")
       .def(nb::init<std::shared_ptr<Module>, intptr_t>())
+      .def("exists",
+           [](const Step &s) { return !mlirOperationIsNull(s.op()); })
       .def("num_params",
            [](const Step &s) { return muonStepNumParams(s.op()); })
       .def("num_ranks", [](const Step &s) { return muonStepNumRanks(s.op()); })

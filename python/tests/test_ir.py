@@ -274,6 +274,23 @@ def test_a_global_view_step_has_no_shards_to_query():
             query()
 
 
+def test_a_step_removed_by_a_pass_is_an_error_not_a_crash():
+    # Passes change the module in place; a Step taken before the expansion
+    # removed its op is refused on every query (it crashed the interpreter).
+    m = muon.parse(STEP)
+    step = m.step()
+    m.run_passes("muon-assign-owners,muon-expand-step")
+    assert m.steps == []
+    for query in (lambda: step.num_params, lambda: step.num_ranks,
+                  lambda: step.param_shape(0), lambda: step.param_names,
+                  lambda: step.local_shard(0, "param", 0),
+                  lambda: step.param_blocks(0), lambda: step.holds(0, 0),
+                  lambda: step.partial_term(0, 0), lambda: step.plan(0)):
+        with pytest.raises(muon.MuonError,
+                           match="no longer has muon.step #0"):
+            query()
+
+
 def test_shards_check_the_full_and_piece_shapes():
     # 8x4 over dp = 2: rank 1 holds rows 4..7.
     piece = muon.parse(STEP).step().local_shard(0, "param", 1)
