@@ -207,6 +207,11 @@ class CompiledStep:
         n = self.num_params
         if isinstance(values, dict):
             names = self.param_names
+            twice = sorted({nm for nm in names if names.count(nm) > 1})
+            if twice:
+                raise MuonError(f"{what}: the step has several parameters "
+                                f"named {twice}; pass a list in parameter "
+                                "order")
             unknown = set(values) - set(names)
             if unknown:
                 raise MuonError(f"{what}: unknown parameter names "

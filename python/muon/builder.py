@@ -42,7 +42,7 @@ class Placement:
 
 def Shard(dim: int) -> Placement:
     """Split tensor dim ``dim`` over the axis."""
-    return Placement(f"shard<{int(dim)}>")
+    return Placement(f"shard<{_integer(dim, 'Shard dim')}>")
 
 
 def Replicate() -> Placement:
@@ -63,17 +63,29 @@ PlacementSpec = Union[Sequence[Union[Placement, str]],
                       Mapping[str, Union[Placement, str]]]
 
 def _integer(v, name: str) -> int:
-    """`v` as an int, refusing values it would change (2.5, True)."""
-    if isinstance(v, bool) or not float(v).is_integer():
+    """`v` as an int, refusing values it would change (2.5, True, "3")."""
+    try:
+        whole = not isinstance(v, (bool, str, bytes)) and \
+            float(v).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole:
         raise MuonError(f"{name} must be an integer, got {v!r}")
     return int(v)
+
+
+def _boolean(v, name: str) -> str:
+    """`v` as MLIR's true/false, refusing anything but a bool ("no")."""
+    if type(v).__name__ not in ("bool", "bool_"):
+        raise MuonError(f"{name} must be True or False, got {v!r}")
+    return "true" if v else "false"
 
 
 _HYPER = {
     # name: (attribute, how to print it)
     "lr": ("lr", lambda v: f"{_f64(v)} : f64"),
     "momentum": ("momentum", lambda v: f"{_f64(v)} : f64"),
-    "nesterov": ("nesterov", lambda v: "true" if v else "false"),
+    "nesterov": ("nesterov", lambda v: _boolean(v, "nesterov")),
     "ns_steps": ("ns_steps", lambda v: f"{_integer(v, 'ns_steps')} : i64"),
     "ns_coefficients": ("ns_coeffs",
                         lambda v: "array<f64: " +
@@ -85,11 +97,12 @@ _HYPER = {
     "ns_dtype": ("ns_dtype", lambda v: str(v)),
     "strategy": ("strategy", lambda v: f"#muon.strategy<{v}>"),
     "owners": ("owners",
-               lambda v: "array<i64: " + ", ".join(str(int(o)) for o in v) +
-               ">"),
+               lambda v: "array<i64: " +
+               ", ".join(str(_integer(o, "owners")) for o in v) + ">"),
     "async_gpu_parallelism": ("async_gpu_parallelism",
-                              lambda v: "true" if v else "false"),
-    "prefetch_count": ("prefetch_count", lambda v: f"{int(v)} : i64"),
+                              lambda v: _boolean(v, "async_gpu_parallelism")),
+    "prefetch_count": ("prefetch_count",
+                       lambda v: f"{_integer(v, 'prefetch_count')} : i64"),
 }
 
 
@@ -140,7 +153,7 @@ class StepBuilder:
                  *, entry: str = "step", mesh_name: str = "m",
                  runtime_hyper: Sequence[str] = (), **hyper):
         self.axes: List[Tuple[str, int]] = [
-            (str(a), int(s)) for a, s in
+            (str(a), _integer(s, f"mesh axis {a!r}")) for a, s in
             (mesh.items() if isinstance(mesh, Mapping) else mesh)]
         if not self.axes:
             raise MuonError("the mesh needs at least one axis")
@@ -179,7 +192,9 @@ class StepBuilder:
         if isinstance(numel, (str, bytes)) or not isinstance(numel, Sequence):
             raise MuonError(f"flat_group {name!r}: numel must be a list of "
                             f"element counts, one per member, got {numel!r}")
-        self.flat_groups.append((name, axis, [int(n) for n in numel]))
+        self.flat_groups.append(
+            (name, axis, [_integer(n, f"flat_group {name!r} numel")
+                          for n in numel]))
 
     def add(self, name: str, shape: Sequence[int],
             placements: Optional[PlacementSpec] = None, *,
@@ -207,7 +222,10 @@ class StepBuilder:
         ``stage=(axis, i)`` mark an expert or pipeline-stage parameter.
         ``split=(d, sizes)`` orthogonalises each matrix in blocks of
         ``sizes`` along dim ``d`` (fused QKV, heads)."""
-        shape = tuple(int(s) for s in shape)
+        if any(p["name"] == name for p in self.params):
+            raise MuonError(f"parameter '{name}' is added twice; names "
+                            "key the tensors of a call (dicts)")
+        shape = tuple(_integer(s, f"parameter '{name}': shape") for s in shape)
         if len(shape) < 2:
             raise MuonError(
                 f"parameter '{name}' has {len(shape)} dims; Muon "
@@ -222,13 +240,19 @@ class StepBuilder:
             partial = {self.axes[i][0] for i, x in enumerate(g)
                        if x.startswith("partial")}
             grad_storage = self._storage_without(storage, partial)
+        expert, stage = (
+            None if v is None else
+            (str(v[0]), _integer(v[1], f"parameter '{name}': {what} index"))
+            for what, v in (("expert", expert), ("stage", stage)))
         self.params.append({
             "name": name, "shape": shape,
             "layout": self._layout(p, storage, order),
             "grad_layout": self._layout(g, grad_storage, order),
             "expert": expert, "stage": stage,
             "split": None if split is None else
-            (int(split[0]), [int(x) for x in split[1]])})
+            (_integer(split[0], f"parameter '{name}': split dim"),
+             [_integer(x, f"parameter '{name}': split size")
+              for x in split[1]])})
         return len(self.params) - 1
 
     # -- output -------------------------------------------------------------
@@ -265,9 +289,9 @@ class StepBuilder:
         for p in self.params:
             extra = ""
             if p["expert"] is not None:
-                extra += f", expert = {p['expert'][0]}[{int(p['expert'][1])}]"
+                extra += f", expert = {p['expert'][0]}[{p['expert'][1]}]"
             if p["stage"] is not None:
-                extra += f", stage = {p['stage'][0]}[{int(p['stage'][1])}]"
+                extra += f", stage = {p['stage'][0]}[{p['stage'][1]}]"
             if p["split"] is not None:
                 d, sizes = p["split"]
                 extra += f", split = {d} [{', '.join(map(str, sizes))}]"
@@ -343,7 +367,7 @@ class StepBuilder:
         text = "[" + ", ".join(placements) + "]"
         if order:
             text += ", order = {" + ", ".join(
-                f"{int(d)} = [{', '.join(axes)}]"
+                f"{_integer(d, 'order dim')} = [{', '.join(axes)}]"
                 for d, axes in sorted(order.items())) + "}"
         if storage:
             text += f", storage = {storage}"

@@ -142,6 +142,43 @@ def test_refusals():
         StepBuilder({"dp": 2}, lr=0.1, ns_coefficients=(1, float("inf"), 2))
 
 
+def test_values_that_integers_or_booleans_would_change_are_refused():
+    # int(2.5) and bool("no") used to be written silently as 2 and true.
+    cases = [
+        (lambda: StepBuilder({"dp": 2.5}, lr=0.1), "mesh axis 'dp'"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, owners=[0.5]), "owners"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, prefetch_count=1.7),
+         "prefetch_count"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, nesterov="no"),
+         "nesterov must be True or False, got 'no'"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, async_gpu_parallelism=1),
+         "async_gpu_parallelism must be True or False"),
+    ]
+    b = StepBuilder({"dp": 2}, lr=0.1)
+    cases += [
+        (lambda: b.add("w", (8.5, 4), [Shard(0)]), "shape must be an integer"),
+        (lambda: b.add("w", (8, 4), [Shard(0.5)]), "Shard dim"),
+        (lambda: b.add("w", (8, 4), [Shard(0)], split=(0, [4.5, 3.5])),
+         "split size must be an integer, got 4.5"),
+        (lambda: b.add("w", (8, 4), [Shard(0)], expert=("dp", "1")),
+         "expert index must be an integer"),
+        (lambda: b.flat_group("g", "dp", [32.5]), "numel must be an integer"),
+        (lambda: b.flat_group("g", "dp", [True, 3]), "got True"),
+    ]
+    for make, message in cases:
+        with pytest.raises(muon.MuonError, match=message):
+            make()
+    assert b.params == [] and b.flat_groups == []
+
+
+def test_a_name_is_added_once():
+    # Names key the tensors of a call: a second 'w' would take the first's.
+    b = StepBuilder({"dp": 2}, lr=0.1)
+    b.add("w", (8, 4), [Shard(0)])
+    with pytest.raises(muon.MuonError, match="'w' is added twice"):
+        b.add("w", (8, 4), [Shard(0)])
+
+
 def test_verifier_errors_reach_the_builder_user():
     b = StepBuilder({"dp": 2}, lr=0.1, momentum=1.5)
     b.add("w", (4, 4), [Shard(0)])

@@ -69,6 +69,26 @@ def test_inputs_by_name_and_step_counters():
     np.testing.assert_allclose(M[0], 0.05, rtol=1e-6)
 
 
+def test_inputs_by_name_need_names_that_are_unique():
+    # A hand-written step may name two parameters alike: a dict cannot say
+    # which tensor is whose, so only lists are taken.
+    t = "!dist.tensor<8x4xf32, @m, [shard<0>]>"
+    step = muon.compile(muon.parse(f"""
+dist.mesh @m [dp = 1]
+func.func @step(%p: {t}, %q: {t}, %g: {t}, %h: {t}, %m: {t}, %n: {t})
+    -> ({t}, {t}, {t}, {t}) {{
+  %r:4 = muon.step params(%p, %q : {t}, {t}) grads(%g, %h : {t}, {t})
+      momenta(%m, %n : {t}, {t})
+      {{lr = 0.02 : f64, param_info = [#muon.param<"w">, #muon.param<"w">]}}
+  return %r#0, %r#1, %r#2, %r#3 : {t}, {t}, {t}, {t}
+}}"""))
+    z = np.zeros((8, 4), np.float32)
+    with pytest.raises(muon.MuonError, match="several parameters named"):
+        step({"w": z}, {"w": z}, {"w": z})
+    (p, q), _ = step([z, z], [z, z + 1], [z, z])
+    assert not np.array_equal(p, q)
+
+
 def test_step_buffers_are_counted():
     step = muon.compile(one_rank_step().build())
     z = [np.zeros(s, np.float32) for s in SHAPES.values()]
