@@ -62,6 +62,11 @@ bool toCxxOptions(MuonLLVMPipelineOptions options,
              unwrap(options.cudaChip).empty()) {
     os << "muon-to-llvm: target cuda needs a cudaChip (e.g. \"sm_90\"), "
           "got an empty one";
+  } else if (found->target == muon::Target::Cuda &&
+             !muon::isKnownCudaChip(unwrap(options.cudaChip))) {
+    os << "muon-to-llvm: cudaChip '" << unwrap(options.cudaChip)
+       << "' is not a GPU architecture LLVM's NVPTX backend knows (e.g. "
+          "\"sm_90\", \"sm_90a\")";
   }
   if (!message.empty()) {
     if (errorCallback)

@@ -20,7 +20,13 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Triple.h"
+
 #include <cstdlib>
+#include <memory>
 
 using namespace mlir;
 
@@ -61,6 +67,21 @@ std::string muon::cudaToolkitPath() {
     if (const char *v = std::getenv(name); v && *v)
       return v;
   return "/usr/local/cuda";
+}
+
+bool muon::isKnownCudaChip(llvm::StringRef chip) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargetMCs();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!nvptx)
+    return true;
+  // Asked of a subtarget made for no processor: one made for an unknown
+  // processor says so on stderr.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      nvptx->createMCSubtargetInfo(triple, "", ""));
+  return !info || info->isCPUStringValid(chip);
 }
 
 void muon::buildMuonToLLVMPipeline(OpPassManager &pm,

@@ -16,6 +16,16 @@ from .builder import (Partial, Placement, Reduced, Replicate, Shard,
                       StepBuilder)
 from ._run import (CompiledStep, barrier, compile, counters, reset_counters,
                    world_rank, world_size)
+from . import reference, report
+
+
+def __getattr__(name: str):
+    # muon.optim needs torch: imported when first named, not with muon.
+    if name == "optim":
+        import importlib
+        return importlib.import_module(".optim", __name__)
+    raise AttributeError(f"module 'muon' has no attribute {name!r}")
+
 
 __all__ = ["Partial", "Placement", "Reduced", "Replicate", "Shard",
            "StepBuilder", "CompiledStep", "Context", "Diagnostic", "LocalShard", "Module",

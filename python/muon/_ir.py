@@ -265,7 +265,9 @@ class LocalShard:
         return tuple(slice(o, o + s) for o, s in zip(offs, shape))
 
     def extract(self, full):
-        """This rank's piece of a full array (a view unless flattened)."""
+        """This rank's piece of a full array (a view where NumPy can make
+        one; flat storage of a compute block not contiguous in `full`: a
+        copy)."""
         self._check_full(full, "extract")
         if self.flattened:
             start = self.offsets[0]

@@ -1,6 +1,7 @@
 """Parsing, diagnostics as exceptions, passes, lowering, report, plans."""
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,6 +17,17 @@ func.func @step(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   return %r#0, %r#1 : !t, !t
 }
 """
+
+
+def test_the_submodules_are_attributes_after_import_muon():
+    # muon.reference and muon.report with the package; muon.optim (torch)
+    # when first named. A fresh interpreter: this one imported them all.
+    code = ("import sys, muon; assert 'torch' not in sys.modules; "
+            "print(muon.reference.muon_step.__name__, "
+            "muon.report.__name__.split('.')[-1], muon.optim.Muon.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], check=True,
+                         capture_output=True, text=True).stdout
+    assert out.split() == ["muon_step", "report", "Muon"]
 
 
 def test_parse_error_is_an_exception_with_location():
@@ -126,6 +138,14 @@ def test_lower_to_llvm_and_unknown_target():
     assert "__muon_roles_step" in str(m)
     with pytest.raises(muon.MuonError, match="unknown target 'gpu'"):
         muon.parse(STEP).lower(target="gpu")
+
+
+def test_an_unknown_cuda_chip_is_one_error_and_nothing_on_stderr(capfd):
+    # Refused before LLVM prints its own warnings and ptxas fails.
+    with pytest.raises(muon.MuonError, match="cudaChip 'sm_xx' is not a GPU "
+                       "architecture LLVM's NVPTX backend knows"):
+        muon.parse(STEP).lower(target="cuda", cuda_chip="sm_xx")
+    assert capfd.readouterr().err == ""
 
 
 def test_lower_stacks_same_shape_matrices_on_request():

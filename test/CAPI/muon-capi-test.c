@@ -102,7 +102,8 @@ static int refused(MlirContext context, MuonLLVMPipelineOptions options,
 }
 
 /* An unknown target, a stack bound below -1, a negative prefetch bound and
-   target cuda without a chip are refused; the defaults are muon-opt's. */
+   target cuda without a chip or with one LLVM does not know are refused;
+   the defaults are muon-opt's. */
 static int badOptions(MlirContext context) {
   MuonLLVMPipelineOptions options = muonLLVMPipelineOptionsDefault();
   int status;
@@ -128,6 +129,9 @@ static int badOptions(MlirContext context) {
   options.cudaChip = mlirStringRefCreateFromCString("");
   if (status == 0)
     status = refused(context, options, "target cuda without a chip");
+  options.cudaChip = mlirStringRefCreateFromCString("sm_xx");
+  if (status == 0)
+    status = refused(context, options, "target cuda with an unknown chip");
   return status;
 }
 

@@ -119,6 +119,10 @@ mlir::LogicalResult runMuonToLLVMPipeline(mlir::ModuleOp module,
 /// $CUDA_HOME or $CUDA_PATH, else /usr/local/cuda.
 std::string cudaToolkitPath();
 
+/// Whether LLVM's NVPTX backend knows `chip` as a processor ("sm_90",
+/// "sm_90a"); true when this LLVM has no NVPTX backend (ptxas judges).
+bool isKnownCudaChip(llvm::StringRef chip);
+
 /// Registers `muon-to-llvm` as a named pipeline (muon-opt --muon-to-llvm).
 void registerMuonToLLVMPipeline();
 
