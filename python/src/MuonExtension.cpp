@@ -33,6 +33,7 @@
 #include <dlfcn.h>
 
 #include <memory>
+#include <exception>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -154,15 +155,25 @@ template <typename Work> auto onLargeStack(Work &&work) -> decltype(work()) {
   struct Call {
     Work *todo;
     std::optional<Result> result;
-  } call{&work, std::nullopt};
+    std::exception_ptr failure;
+  } call{&work, std::nullopt, nullptr};
   muonRunOnLargeStack(
       mlirStringRefCreateFromCString("muon (Python)"),
       [](void *p) {
         auto *c = static_cast<Call *>(p);
-        c->result.emplace((*c->todo)());
+        // An exception must not leave the worker thread (that would end
+        // the process): it is thrown again here, where nanobind turns it
+        // into Python's (std::bad_alloc: MemoryError).
+        try {
+          c->result.emplace((*c->todo)());
+        } catch (...) {
+          c->failure = std::current_exception();
+        }
         return 0;
       },
       &call);
+  if (call.failure)
+    std::rethrow_exception(call.failure);
   return std::move(*call.result);
 }
 
