@@ -65,7 +65,9 @@ PlacementSpec = Union[Sequence[Union[Placement, str]],
 def _integer(v, name: str) -> int:
     """`v` as an int, refusing values it would change (2.5, True, "3")."""
     try:
-        whole = not isinstance(v, (bool, str, bytes)) and \
+        numpy_bool = getattr(getattr(v, "dtype", None), "kind", "") == "b"
+        whole = not numpy_bool and \
+            not isinstance(v, (bool, str, bytes, bytearray)) and \
             float(v).is_integer()
     except (TypeError, ValueError, OverflowError):
         whole = False

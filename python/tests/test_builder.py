@@ -164,6 +164,8 @@ def test_values_that_integers_or_booleans_would_change_are_refused():
          "expert index must be an integer"),
         (lambda: b.flat_group("g", "dp", [32.5]), "numel must be an integer"),
         (lambda: b.flat_group("g", "dp", [True, 3]), "got True"),
+        (lambda: b.flat_group("g", "dp", [np.True_, 3]), "got "),
+        (lambda: b.flat_group("g", "dp", [bytearray(b"3")]), "bytearray"),
     ]
     for make, message in cases:
         with pytest.raises(muon.MuonError, match=message):

@@ -150,10 +150,11 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
   auto at = [&](int64_t i) {
     return expected->aligned[expected->offset + i * expected->stride];
   };
+  constexpr int64_t header = 3;
   int64_t row = 1 + dims;
-  int64_t runs = entries >= 2 ? (entries - 2) / row : 0;
-  if (entries < 2 + row || at(0) != MUON_RT_SHAPE_RUNS ||
-      (entries - 2) % row != 0)
+  int64_t runs = entries >= header ? (entries - header) / row : 0;
+  if (entries < header + row || at(0) != MUON_RT_SHAPE_RUNS || at(2) != dims ||
+      (entries - header) % row != 0)
     fatal("check_arg", "",
           what + ": the shape table (" + std::to_string(entries) +
               " entries) is not one of runs for a " + std::to_string(dims) +
@@ -163,25 +164,25 @@ void _mlir_ciface_muon_rt_check_arg(int64_t index, muon_rt_memref *arg,
     fatal("check_arg", "",
           what + ": the program was compiled for " + std::to_string(at(1)) +
               " ranks but the job has " + std::to_string(size));
-  for (int64_t k = 0; k < runs; ++k) {
-    int64_t first = at(2 + k * row);
-    int64_t before = k == 0 ? -1 : at(2 + (k - 1) * row);
-    if ((k == 0 && first != 0) || first <= before || first >= size)
+  auto first = [&](int64_t k) { return at(header + k * row); };
+  for (int64_t k = 0; k < runs; ++k)
+    if ((k == 0 && first(k) != 0) || (k > 0 && first(k) <= first(k - 1)) ||
+        first(k) >= size)
       fatal("check_arg", "",
             what + ": run " + std::to_string(k) +
-                " of the shape table starts at rank " + std::to_string(first) +
+                " of the shape table starts at rank " +
+                std::to_string(first(k)) +
                 "; runs start at 0 and increase below the " +
                 std::to_string(size) + " ranks");
-  }
   // The last run starting at or before this rank.
   int64_t lo = 0, hi = runs;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    (at(2 + mid * row) <= rank ? lo : hi) = mid;
+    (first(mid) <= rank ? lo : hi) = mid;
   }
   std::vector<int64_t> want(dims);
   for (int64_t d = 0; d < dims; ++d)
-    want[d] = at(2 + lo * row + 1 + d);
+    want[d] = at(header + lo * row + 1 + d);
   if (want != v.shape)
     fatal("check_arg", "",
           what + " has local shape " + v.shapeStr() + ", expected " +

@@ -134,9 +134,16 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "bad-runs") == 0) {
     // A shape table whose runs do not start at rank 0 is refused, not
     // read as if they did.
-    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 1, 2});
+    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 1, 1, 2});
     T arg({2}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(3, arg.ref(), &shapes.a);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "wrong-dims") == 0) {
+    // Runs of 3-D shapes read for a 1-D argument: the entries would also
+    // split into runs of 1-D shapes, the header's dim count tells.
+    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 3, 0, 2, 1, 1});
+    T arg({2}, 1.0f);
+    _mlir_ciface_muon_rt_check_arg(6, arg.ref(), &shapes.a);
   }
   if (argc > 1 && std::strcmp(argv[1], "old-table") == 0) {
     // A table of one row per rank (an older compiler's) is refused.
@@ -152,7 +159,7 @@ int main(int argc, char **argv) {
     // GPU: device memory passes the check, host memory ends the job.
     onDevice = true;
     muon_rt_cuda_step_begin();
-    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 0, 2});
+    I64 shapes({MUON_RT_SHAPE_RUNS, 3, 1, 0, 2});
     T onGpu({2}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(0, onGpu.ref(), &shapes.a);
     std::vector<float> host(2, 1.0f);
@@ -164,10 +171,10 @@ int main(int argc, char **argv) {
 
   { // Shape tables of runs: rank 0 holds 2x4, ranks 1 and 2 hold 1x4 (two
     // runs), then every rank 3x4 (one run); each rank passes its own.
-    I64 twoRuns({MUON_RT_SHAPE_RUNS, 3, 0, 2, 4, 1, 1, 4});
+    I64 twoRuns({MUON_RT_SHAPE_RUNS, 3, 2, 0, 2, 4, 1, 1, 4});
     T mine({rank == 0 ? 2 : 1, 4}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(0, mine.ref(), &twoRuns.a);
-    I64 oneRun({MUON_RT_SHAPE_RUNS, 3, 0, 3, 4});
+    I64 oneRun({MUON_RT_SHAPE_RUNS, 3, 2, 0, 3, 4});
     T same({3, 4}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(1, same.ref(), &oneRun.a);
     done("check_arg shape runs");

@@ -21,7 +21,7 @@ dist.mesh @m [dp = 2, tp = 2]
 
 // CHECK-NOT: dist.mesh
 // One run of ranks (from rank 0) holding 4x4, on a mesh of 4 ranks:
-// CHECK-DAG: memref.global "private" constant @[[SHAPES:.*]] : memref<5xi64> = dense<[-1, 4, 0, 4, 4]>
+// CHECK-DAG: memref.global "private" constant @[[SHAPES:.*]] : memref<6xi64> = dense<[-1, 4, 2, 0, 4, 4]>
 // CHECK-DAG: memref.global "private" constant @[[MESH:.*]] : memref<2xi64> = dense<2>
 // CHECK-DAG: memref.global "private" constant @[[DP:.*]] : memref<1xi64> = dense<0>
 // CHECK-DAG: memref.global "private" constant @[[TP:.*]] : memref<1xi64> = dense<1>

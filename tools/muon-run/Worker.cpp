@@ -21,6 +21,7 @@
 #include "muon/Runtime/muon_runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <chrono>
 #include <cstdio>
@@ -311,6 +312,11 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
                 static_cast<unsigned long long>(o.seed));
     std::fflush(stdout);
   }
+
+  // Made by the launcher; under a hand-started mpirun, here (a directory
+  // that cannot be made is reported by the first write).
+  if (!o.dumpDir.empty() && rank == 0)
+    (void)llvm::sys::fs::create_directories(o.dumpDir);
 
   Job job(o, *spec);
   job.initialise();

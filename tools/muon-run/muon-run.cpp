@@ -246,15 +246,19 @@ std::string validateOptions() {
       return "--trace: cannot write '" + traceFile + "': directory '" +
              dir.str() + "' does not exist";
   }
-  // The dump directory is made here, parents included, so that a path
-  // that cannot be a directory fails before anything runs, not on rank 0
-  // in the middle of the job.
+  // The dump directory is made, parents included, once every check has
+  // passed (makeDumpDirectory); a path that cannot become one fails here,
+  // before anything runs, not on rank 0 in the middle of the job.
   if (!dumpDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-      return "--dump: cannot create the directory '" + dumpDir +
-             "': " + ec.message();
-    if (!llvm::sys::fs::is_directory(dumpDir))
+    llvm::SmallString<256> existing(dumpDir);
+    while (!existing.empty() && !llvm::sys::fs::exists(existing))
+      llvm::sys::path::remove_filename(existing);
+    if (existing == llvm::StringRef(dumpDir) &&
+        !llvm::sys::fs::is_directory(existing))
       return "--dump: '" + dumpDir + "' exists and is not a directory";
+    if (!existing.empty() && !llvm::sys::fs::is_directory(existing))
+      return "--dump: cannot create the directory '" + dumpDir + "': '" +
+             std::string(existing) + "' is not a directory";
   }
   return "";
 }
@@ -499,6 +503,10 @@ int muonRunMain(int argc, char **argv) {
         "the mesh needs " + std::to_string(ranks) + " ranks but this machine "
         "has " + std::to_string(cores) + " cores; more than 8 ranks per core "
         "is refused (pass --allow-oversubscribe to launch anyway)");
+  if (!o.dumpDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(o.dumpDir))
+      return usageError("--dump: cannot create the directory '" + o.dumpDir +
+                        "': " + ec.message());
   if (ranks == 1)
     return runWorker(o, &argc, &argv);
   std::fprintf(stderr, "muon-run: launching %d ranks with %s on %u cores\n",

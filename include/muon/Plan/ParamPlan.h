@@ -172,9 +172,9 @@ struct CommStep {
 /// The ordered steps of the update of a parameter (`plan`, `layout`) whose
 /// gradient has `gradLayout`, owned by `owner`: gradient reductions (a
 /// reduce-scatter per storage split over a partial axis, outer first, then
-/// an all-reduce per reduction kind, in enum order), gathers innermost
-/// split first,
-/// Newton-Schulz, scatters outermost first, broadcast over replicate axes.
+/// one all-reduce of the other partial axes, with `divisor` when it sums
+/// over avg axes too), gathers innermost split first, Newton-Schulz,
+/// scatters outermost first, broadcast over replicate axes.
 std::vector<CommStep> planSteps(const ParamPlan &plan,
                                 const layout::Layout &layout,
                                 const layout::Layout &gradLayout,

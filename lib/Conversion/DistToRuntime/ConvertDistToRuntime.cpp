@@ -201,9 +201,11 @@ ArgumentShapeTables argumentShapeTables(func::FuncOp f) {
     auto [it, fresh] = byType.try_emplace(dt, out.tables.size());
     if (fresh) {
       SmallVector<int64_t> &table = out.tables.emplace_back();
+      muon::dist::LocalShapeRuns shapes = muon::dist::localShapeRuns(dt, f);
       table = {MUON_RT_SHAPE_RUNS,
-               toLayoutMesh(lookupMesh(f, dt.getMesh())).numRanks()};
-      table.append(muon::dist::localShapeRuns(dt, f));
+               toLayoutMesh(lookupMesh(f, dt.getMesh())).numRanks(),
+               shapes.dims};
+      table.append(shapes.runs);
     }
     out.args.push_back({arg.getArgNumber(), it->second});
   }

@@ -141,6 +141,17 @@ std::string drained(cudaStream_t stream, ncclComm_t comm, double timeout) {
   }
 }
 
+/// Shutdown drains the one communication stream once, within one timeout,
+/// however many communicators are destroyed after it (a stream stuck
+/// behind one communicator would otherwise cost a timeout per
+/// communicator); once it failed, the others are aborted without waiting.
+/// Creating a communicator starts over.
+struct Shutdown {
+  bool started = false;
+  std::chrono::steady_clock::time_point deadline;
+  std::string failed;
+} shutdown;
+
 int64_t extent(const int64_t *counts, const int64_t *displs, int members) {
   int64_t e = 0;
   for (int j = 0; j < members; ++j)
@@ -270,6 +281,7 @@ int muon_nccl_unique_id(void *id) {
 int muon_nccl_comm_init(muon_nccl_comm **out, const void *id, int nranks,
                         int rank, int device, double timeout_s) {
   *out = nullptr;
+  shutdown = Shutdown();
   cudaError_t e = cudaSetDevice(device);
   if (e != cudaSuccess)
     return fail("cudaSetDevice(" + std::to_string(device) + "): " + cudaText(e));
@@ -315,6 +327,7 @@ int muon_nccl_comm_init(muon_nccl_comm **out, const void *id, int nranks,
 int muon_nccl_comm_split(muon_nccl_comm *parent, int color, int key,
                          muon_nccl_comm **out, double timeout_s) {
   *out = nullptr;
+  shutdown = Shutdown();
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   auto *c = new muon_nccl_comm();
@@ -359,11 +372,23 @@ int muon_nccl_comm_destroy(muon_nccl_comm *comm) {
   if (!comm)
     return 0;
   if (commStream) {
-    std::string why = drained(commStream, comm->comm, comm->timeout);
-    if (!why.empty()) {
+    using clock = std::chrono::steady_clock;
+    if (!shutdown.started) {
+      shutdown.started = true;
+      shutdown.deadline =
+          clock::now() + std::chrono::duration_cast<clock::duration>(
+                             std::chrono::duration<double>(comm->timeout));
+    }
+    if (shutdown.failed.empty()) {
+      double left =
+          std::chrono::duration<double>(shutdown.deadline - clock::now())
+              .count();
+      shutdown.failed = drained(commStream, comm->comm, std::max(0.0, left));
+    }
+    if (!shutdown.failed.empty()) {
       ncclCommAbort(comm->comm);
       delete comm;
-      return fail("destroying a communicator: " + why);
+      return fail("destroying a communicator: " + shutdown.failed);
     }
   }
   ncclResult_t r = ncclCommFinalize(comm->comm);

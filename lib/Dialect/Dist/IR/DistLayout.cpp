@@ -357,8 +357,8 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   return RankedTensorType::get(local, elementType);
 }
 
-SmallVector<int64_t> muon::dist::localShapeRuns(DistTensorType type,
-                                                Operation *from) {
+muon::dist::LocalShapeRuns muon::dist::localShapeRuns(DistTensorType type,
+                                                      Operation *from) {
   MeshOp meshOp = lookupMesh(from, type.getMesh());
   layout::Mesh mesh = toLayoutMesh(meshOp);
   layout::Layout l = mustConvert(type, meshOp, from);
@@ -367,7 +367,7 @@ SmallVector<int64_t> muon::dist::localShapeRuns(DistTensorType type,
   // ranks share it.
   SplittingKey keyOf(l, mesh);
   llvm::DenseMap<int64_t, std::vector<int64_t>> shapeOfKey;
-  SmallVector<int64_t> runs;
+  LocalShapeRuns out;
   std::vector<int64_t> last;
   for (int64_t r = 0, n = mesh.numRanks(); r < n; ++r) {
     auto [it, fresh] = shapeOfKey.try_emplace(keyOf(r));
@@ -376,10 +376,11 @@ SmallVector<int64_t> muon::dist::localShapeRuns(DistTensorType type,
     if (r > 0 && it->second == last)
       continue;
     last = it->second;
-    runs.push_back(r);
-    runs.append(last.begin(), last.end());
+    out.dims = static_cast<int64_t>(last.size());
+    out.runs.push_back(r);
+    out.runs.append(last.begin(), last.end());
   }
-  return runs;
+  return out;
 }
 
 RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,

@@ -120,11 +120,12 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
     held = peakOf(--fits).first;
   if (fits == ahead)
     return k; // fits as given (a depth past the rounds runs as the rounds)
-  // A count past the rounds means every round in flight: say that, not
-  // the count as given.
-  std::string asked = k > ahead ? "all " + std::to_string(ahead) +
-                                      " rounds in flight"
-                                : std::to_string(k) + " round(s) ahead";
+  // A count past the last round means every round in flight (the report's
+  // schedule line says so too): say that, not the count as given.
+  std::string asked =
+      k >= static_cast<int64_t>(rounds.size())
+          ? "all " + std::to_string(rounds.size()) + " rounds in flight"
+          : std::to_string(k) + " round(s) ahead";
   if (fits != k)
     step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
                       << " by max-prefetch-bytes = " << maxPrefetchBytes

@@ -253,12 +253,12 @@ void _mlir_ciface_muon_rt_newton_schulz_cuda(muon_rt_memref *x,
                                              double eps, int64_t precision);
 
 /* Checks an entry-point argument before any collective. `expected` lists
- * the local shape every rank must pass, as runs of ranks with one shape
- * (d = the argument's number of dims):
- *   [MUON_RT_SHAPE_RUNS, world_size, then per run: first rank, d sizes]
- * runs in rank order, the first starting at rank 0; a run lasts until the
- * next one starts (the last one to world_size - 1). Its size does not grow
- * with the ranks where shards are alike. Inside a target=cuda step the
+ * the local shape every rank must pass, as runs of ranks with one shape:
+ *   [MUON_RT_SHAPE_RUNS, world_size, d, then per run: first rank, d sizes]
+ * d the argument's number of dims, runs in rank order, the first starting
+ * at rank 0; a run lasts until the next one starts (the last one to
+ * world_size - 1). Its size grows with the places where shards differ,
+ * not with the ranks. Inside a target=cuda step the
  * argument must also be memory of this rank's GPU. A mismatch aborts naming
  * the argument. */
 enum { MUON_RT_SHAPE_RUNS = -1 };

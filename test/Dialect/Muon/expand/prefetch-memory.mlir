@@ -15,6 +15,12 @@
 // RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=384 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE-FITS --allow-empty
 // RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 1000000000000}/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=300 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE-FITS-NOT: remark
+// The report names a count past the last round (prefetch k keeps k + 1 of
+// the 3 rounds in flight: 2 is all of them already, 3 is past it).
+// RUN: sed '/expected-remark/d' %s | muon-opt --muon-report -o /dev/null | FileCheck %s --check-prefix=REPORT2
+// RUN: sed '/expected-remark/d; s/prefetch_count = 2}/prefetch_count = 3}/' %s | muon-opt --muon-report -o /dev/null | FileCheck %s --check-prefix=REPORT3
+// REPORT2: schedule: rounds, 3 rounds, prefetch 2; at most
+// REPORT3: schedule: rounds, 3 rounds, prefetch 3 (past the last round: every round in flight); at most
 // HUGE: remark: prefetch_count 1000000000000 lowered to 1 by max-prefetch-bytes = 300: all 3 rounds in flight would hold 384 bytes of gathered matrices on rank 0 at once, 1 hold(s) at most 256
 
 // A negative bound is refused, by the pass and through muon-to-llvm.

@@ -61,12 +61,19 @@ layout::LocalShard localShardOf(DistTensorType type, mlir::Operation *from,
                                 llvm::ArrayRef<int64_t> coords);
 
 /// Every rank's local shape of `type` in rank order, as runs of ranks with
-/// one shape: for each run its first rank, then the shape (a new run where
-/// the shape changes; the first run starts at rank 0). Ranks that agree on
-/// their coordinates on the splitting axes are computed once. The type must
+/// one shape.
+struct LocalShapeRuns {
+  /// Dims of a local shape (1 for flat storage, else the tensor's).
+  int64_t dims = 0;
+  /// For each run its first rank, then the shape (a new run where the
+  /// shape changes; the first run starts at rank 0).
+  llvm::SmallVector<int64_t> runs;
+};
+
+/// The local shapes of `type` on every rank. Ranks that agree on their
+/// coordinates on the splitting axes are computed once. The type must
 /// verify and its mesh must be enumerable (checkEnumerableMesh).
-llvm::SmallVector<int64_t> localShapeRuns(DistTensorType type,
-                                          mlir::Operation *from);
+LocalShapeRuns localShapeRuns(DistTensorType type, mlir::Operation *from);
 
 /// The local tensor type of `type`: a dim is static when every rank holds the
 /// same size there, dynamic otherwise. The type must verify.
