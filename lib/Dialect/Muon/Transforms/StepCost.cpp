@@ -123,7 +123,7 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
   // A count past the last round means every round in flight (the report's
   // schedule line says so too): say that, not the count as given.
   std::string asked =
-      k >= static_cast<int64_t>(rounds.size())
+      k > 1 && k >= static_cast<int64_t>(rounds.size())
           ? "all " + std::to_string(rounds.size()) + " rounds in flight"
           : std::to_string(k) + " round(s) ahead";
   if (fits != k)
