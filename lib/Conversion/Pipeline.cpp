@@ -41,7 +41,9 @@ constexpr int64_t kCudaNsStackBytes = int64_t(64) << 20;
 /// module as a gpu.binary, which the translation to LLVM IR loads through
 /// the runtime's mgpuModuleLoad.
 void addGpuKernelPasses(OpPassManager &pm, const muon::MuonToLLVMOptions &o) {
-  pm.addPass(muon::createMuonElementwiseToGpu());
+  muon::MuonElementwiseToGpuOptions kernels;
+  kernels.chip = o.cudaChip;
+  pm.addPass(muon::createMuonElementwiseToGpu(kernels));
   // The kernels' views (collapse_shape) as descriptor arithmetic, which
   // the conversion to NVVM takes.
   pm.addNestedPass<gpu::GPUModuleOp>(memref::createExpandStridedMetadataPass());

@@ -259,8 +259,14 @@ def MuonElementwiseToGpu
     indices (`linalg.index`) or an operand map that is not a projected
     permutation (no step emits any of them), a copy of unranked
     buffers, and ops of a nested module (kernels live in the top-level
-    module).
+    module); with `chip`, a GPU architecture LLVM's NVPTX backend does not
+    know (before LLVM warns about it and ptxas fails).
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "The GPU architecture the kernels are compiled for (muon-to-llvm "
+           "passes its cuda-chip); checked here when given">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",

@@ -94,8 +94,18 @@ struct MuonElementwiseToGpu
     : muon::impl::MuonElementwiseToGpuBase<MuonElementwiseToGpu> {
   using KernelsByHash = muon::KernelsByForm<gpu::GPUFuncOp>;
 
+  using MuonElementwiseToGpuBase::MuonElementwiseToGpuBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (!chip.empty() && !muon::isKnownCudaChip(chip)) {
+      // At the module's location, without the module printed after it.
+      emitError(module.getLoc(), "muon-elementwise-to-gpu: cuda-chip '")
+          << chip
+          << "' is not a GPU architecture LLVM's NVPTX backend knows (e.g. "
+             "sm_90, sm_90a)";
+      return signalPassFailure();
+    }
     if (failed(toGenerics(module)))
       return signalPassFailure();
     SmallVector<linalg::GenericOp> ops;
