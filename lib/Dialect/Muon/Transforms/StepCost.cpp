@@ -120,10 +120,9 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
     held = peakOf(--fits).first;
   if (fits == ahead)
     return k; // fits as given (a depth past the rounds runs as the rounds)
-  // A count past the last round means every round in flight (the report's
-  // schedule line says so too): say that, not the count as given.
+  // Say "every round in flight", not the count as given, as the report.
   std::string asked =
-      k > 1 && k >= static_cast<int64_t>(rounds.size())
+      prefetchPastLastRound(k, static_cast<int64_t>(rounds.size()))
           ? "all " + std::to_string(rounds.size()) + " rounds in flight"
           : std::to_string(k) + " round(s) ahead";
   if (fits != k)

@@ -56,6 +56,14 @@ releasesOf(StepOp step, const StepFacts &facts,
            const std::vector<std::vector<plan::CommStep>> &steps,
            int64_t prefetch, bool batch, const CostModelOptions &model);
 
+/// Whether a prefetch_count of `k` over `rounds` rounds reaches past the
+/// last round: k keeps k + 1 rounds in flight, so from k = rounds - 1 on
+/// all of them; the report and the prefetch remark name a larger count
+/// (other than the default 1) as "every round in flight".
+inline bool prefetchPastLastRound(int64_t k, int64_t rounds) {
+  return k > 1 && k >= rounds;
+}
+
 /// The step's prefetch_count, lowered until the gathered matrices (f32)
 /// one rank holds at once fit `maxPrefetchBytes` (0: no bound), over the
 /// rounds roundsOf makes with `nsStackBytes`; a remark at the step says

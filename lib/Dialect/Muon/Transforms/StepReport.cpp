@@ -297,9 +297,7 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
   std::string collectives =
       report.prefetch > 0 ? "prefetch " + std::to_string(report.prefetch)
                           : std::string("blocking collectives");
-  // prefetch k keeps k + 1 rounds in flight: from k = rounds - 1 on, all
-  // of them; a count past that (other than the default 1) is worth a word.
-  if (report.prefetch > 1 && report.prefetch >= report.rounds)
+  if (prefetchPastLastRound(report.prefetch, report.rounds))
     collectives += " (past the last round: every round in flight)";
   if (report.earlyReleaseRounds > 0)
     collectives += ", " + std::to_string(report.earlyReleaseRounds) +
