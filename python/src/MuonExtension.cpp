@@ -325,13 +325,20 @@ public:
   Step(std::shared_ptr<Module> module, intptr_t index)
       : module(std::move(module)), index(index) {}
 
-  MlirOperation op() const { return muonModuleGetStep(module->op(), index); }
+  /// Found by walking the module, which recurses per level of nesting:
+  /// on the large stack, like every other walk of a module.
+  MlirOperation op() const {
+    return onLargeStack(
+        [&] { return muonModuleGetStep(module->op(), index); });
+  }
 
   std::shared_ptr<Module> module;
   intptr_t index;
 };
 
-intptr_t numSteps(const Module &m) { return muonModuleNumSteps(m.op()); }
+intptr_t numSteps(const Module &m) {
+  return onLargeStack([&] { return muonModuleNumSteps(m.op()); });
+}
 
 nb::object paramName(const Step &s, intptr_t param) {
   std::string name;

@@ -375,9 +375,12 @@ int muon_nccl_comm_destroy(muon_nccl_comm *comm) {
     using clock = std::chrono::steady_clock;
     if (!shutdown.started) {
       shutdown.started = true;
+      // The clock counts nanoseconds in 64 bits: a timeout past 10^9 s
+      // would overflow the deadline into the past, so it is waited as that.
       shutdown.deadline =
-          clock::now() + std::chrono::duration_cast<clock::duration>(
-                             std::chrono::duration<double>(comm->timeout));
+          clock::now() +
+          std::chrono::duration_cast<clock::duration>(
+              std::chrono::duration<double>(std::min(comm->timeout, 1e9)));
     }
     if (shutdown.failed.empty()) {
       double left =
