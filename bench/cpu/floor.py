@@ -26,8 +26,18 @@ Three ratios per trial, each step over its floor:
   slower rank is not in it, and time other work takes from our processes
   moves it less than the wall-time ratios.
 
-A trial measures the floor, the batched and the rooted step back to back
-(in a rotating order); the medians over trials are printed last.
+Two more compare the step with a floor that synchronises as the step's
+rounds do (muon-bench-ns-work --sync: the same ranks under mpirun, each
+running its matrices in the step's order, all meeting after each round,
+no data moved):
+- x_sync: the batched step's mean seconds per step over that floor's;
+- sync_x: that floor over the plain floor: what meeting once per round
+  costs on this machine by itself (on a machine with fewer cores than
+  ranks, how processes that wait for each other share the cores).
+
+A trial measures the floor, the batched and the rooted step and the
+synchronised floor back to back (in a rotating order); the medians over
+trials are printed last.
 
     python3 bench/cpu/floor.py [build dir] [--trials N]   (default 5)
 
@@ -72,14 +82,29 @@ REPEAT = 3
 
 
 def owners(text):
-    report = subprocess.run([opt, "--muon-assign-owners", "--muon-report",
-                             "-o", os.devnull], input=text, text=True,
-                            capture_output=True, check=True).stdout
-    per_rank = {}
+    """Per rank, the shapes it orthogonalises, in the order the step does
+    (the estimated timeline's Newton-Schulz order: the i-th of each rank
+    are one round where every rank owns one matrix per round)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as timeline:
+        report = subprocess.run(
+            [opt, "--muon-assign-owners", "--muon-report",
+             f"--muon-timeline=output={timeline.name}", "-o", os.devnull],
+            input=text, text=True, capture_output=True, check=True).stdout
+        events = json.load(open(timeline.name))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    shape = {}
     for line in report.splitlines():
         f = line.split()
         if len(f) > 4 and re.fullmatch(r"\d+", f[0]) and re.fullmatch(r"\d+x\d+", f[2]):
-            per_rank.setdefault(int(f[3]), []).append(f[2])
+            shape[f[1]] = (int(f[3]), f[2])
+    per_rank = {}
+    for e in sorted((e for e in events if e.get("ph") == "X" and
+                     e["name"].startswith("newton_schulz ")),
+                    key=lambda e: (e["pid"], e["ts"])):
+        owner, dims = shape[e["name"].split(" ", 1)[1]]
+        assert owner == e["pid"], e
+        per_rank.setdefault(owner, []).append(dims)
+    assert sum(map(len, per_rank.values())) == len(shape), "a matrix is missing"
     return per_rank
 
 
@@ -90,6 +115,20 @@ def floor(per_rank, ranks):
                               stdout=subprocess.PIPE, text=True, env=env)
              for r in range(ranks)]
     return [tuple(map(float, p.communicate()[0].split())) for p in procs]
+
+
+def synced(per_rank, ranks):
+    """The floor whose ranks meet after each round and move no data: rank
+    0's (mean wall, mean processor, fastest wall) seconds per repetition,
+    the ranks started by mpirun as muon-run starts a step's."""
+    lists = [",".join(per_rank.get(r, [])) or "-" for r in range(ranks)]
+    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks),
+           "-x", "OPENBLAS_NUM_THREADS", work, "--sync", str(REPEAT)] + lists
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    out = subprocess.run(cmd, text=True, capture_output=True, env=env,
+                         check=True).stdout
+    return tuple(map(float, out.split()))
 
 
 def measured(text, ranks, batch):
@@ -123,7 +162,8 @@ configs = [(2, two, per_ranks[2]), (4, example, per_ranks[4])]
 all_shapes = sum(configs[1][2].values(), [])
 print("1 rank (one process, all the Newton-Schulz): %.4f s" %
       floor({0: all_shapes}, 1)[0][0])
-columns = ("x_floor", "x_floor_r", "best_x", "best_x_r", "cpu_x", "cpu_x_r")
+columns = ("x_floor", "x_floor_r", "best_x", "best_x_r", "cpu_x", "cpu_x_r",
+           "x_sync", "sync_x")
 print(("%-5s %-5s" + " %9s" * 3 + " %9s" * len(columns) + " %6s %6s") % (
     ("ranks", "trial", "batched", "rooted", "floor") + columns +
     ("calls", "calls_r")))
@@ -132,15 +172,19 @@ for trial in range(TRIALS):
     for ranks, text, per_rank in configs:
         parts = {"floor": lambda: floor(per_rank, ranks),
                  "batched": lambda: measured(text, ranks, True),
-                 "rooted": lambda: measured(text, ranks, False)}
-        order = list(parts)[trial % 3:] + list(parts)[:trial % 3]
+                 "rooted": lambda: measured(text, ranks, False),
+                 "synced": lambda: synced(per_rank, ranks)}
+        turn = trial % len(parts)
+        order = list(parts)[turn:] + list(parts)[:turn]
         got = {name: parts[name]() for name in order}
         procs, b, r = got["floor"], got["batched"], got["rooted"]
+        sync = got["synced"]
         wall = max(p[0] for p in procs)
         fastest = max(p[2] for p in procs)
         cpu = procs[0][1]
         row = dict(zip(columns, (b[0] / wall, r[0] / wall, b[1] / fastest,
-                                 r[1] / fastest, b[2] / cpu, r[2] / cpu)))
+                                 r[1] / fastest, b[2] / cpu, r[2] / cpu,
+                                 b[0] / sync[0], sync[0] / wall)))
         for c in columns:
             ratios[ranks][c].append(row[c])
         print(("%-5d %-5d" + " %9.4f" * 3 + " %9.3f" * len(columns) +
