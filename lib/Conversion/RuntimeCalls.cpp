@@ -148,6 +148,14 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
           << sig.name << " with type " << fn.getFunctionType()
           << ", but the runtime's function table says " << sig.type;
     conflict = true;
+  } else if (!fn.isExternal()) {
+    // A body would be called instead of the runtime's function: the
+    // lowered step would silently compute something else.
+    if (!conflict)
+      fn.emitOpError("defines runtime function @")
+          << sig.name << ", which the lowering calls: the name is the "
+          << "runtime's (declare it without a body, or rename it)";
+    conflict = true;
   }
   declarations[key] = fn;
   return func::CallOp::create(b, loc, fn, args);

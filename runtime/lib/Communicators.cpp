@@ -57,11 +57,16 @@ extern "C" int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *meshShape,
   std::string name = "mesh " + shapeStr(shape) + " axes [" + listStr(axes) + "]";
   Backend &b = backend();
   int64_t meshRanks = 1;
+  bool overflow = false; // a product that wraps could equal the world size
   for (int64_t s : shape) {
     if (s <= 0)
       fatal("comm", name, "mesh axis of size " + std::to_string(s));
-    meshRanks *= s;
+    overflow |= __builtin_mul_overflow(meshRanks, s, &meshRanks);
   }
+  if (overflow)
+    fatal("comm", name,
+          "the mesh has more than 2^63 ranks but the job has " +
+              std::to_string(b.worldSize()) + " (MPI world size)");
   if (meshRanks != b.worldSize())
     fatal("comm", name,
           "the mesh has " + std::to_string(meshRanks) +

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <new>
+#include <stdexcept>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -34,6 +36,12 @@ double theTimeout = -1;
 void reuseFreedBuffers() {
 #ifdef __GLIBC__
   const char *env = std::getenv("MUON_RT_MALLOC_REUSE");
+  if (env && *env && std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0) {
+    std::fprintf(stderr,
+                 "muon-rt: error: MUON_RT_MALLOC_REUSE=%s is not 0 or 1\n",
+                 env);
+    std::exit(2);
+  }
   if (env && std::strcmp(env, "0") == 0)
     return;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -62,6 +70,28 @@ void muon::rt::startBackend(int *argc, char ***argv) {
   // runtime's error line and a job-wide abort, not an uncaught bad_alloc.
   std::set_new_handler(
       [] { fatal("allocate", "", "out of memory (operator new failed)"); });
+  // So does a C++ exception nobody caught (a container asked for more than
+  // the address space throws std::length_error before operator new runs):
+  // the runtime's error line and a job-wide abort instead of a bare
+  // std::terminate on one rank.
+  std::set_terminate([] {
+    std::string why = "an uncaught C++ exception";
+    if (std::exception_ptr e = std::current_exception()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::length_error &x) {
+        fatal("allocate", "", std::string("out of memory (") + x.what() + ")");
+      } catch (const std::bad_alloc &) {
+        fatal("allocate", "", "out of memory (operator new failed)");
+      } catch (const std::exception &x) {
+        why = std::string("uncaught C++ exception: ") + x.what();
+      } catch (...) {
+      }
+    }
+    fatal("terminate", "", why);
+  });
+  // A bad MUON_RT_TIMEOUT_S ends the job here, before any work.
+  timeoutSeconds();
 }
 
 bool muon::rt::backendStarted() { return theBackend != nullptr; }
@@ -92,10 +122,13 @@ double muon::rt::timeoutSeconds() {
 }
 
 void muon::rt::setTimeoutSeconds(double s) {
-  if (!(s > 0) || !std::isfinite(s))
+  if (!(s > 0) || !std::isfinite(s)) {
+    char text[40]; // %g: -1 as -1, not -1.000000
+    std::snprintf(text, sizeof text, "%g", s);
     fatal("set_timeout", "",
-          "timeout " + std::to_string(s) +
+          std::string("timeout ") + text +
               " s is not a positive, finite number of seconds");
+  }
   theTimeout = s;
 }
 

@@ -47,6 +47,11 @@ TensorView muon::rt::viewOf(const muon_rt_memref *m, const char *op,
   TensorView v;
   v.data = aligned + offset;
   v.shape.assign(words + 3, words + 3 + m->rank);
+  for (int64_t i = 0; i < m->rank; ++i)
+    if (v.shape[i] < 0)
+      fatal(op, comm,
+            "tensor " + v.shapeStr() + " has a negative size (dim " +
+                std::to_string(i) + ")");
   int64_t expect = 1;
   for (int64_t i = m->rank - 1; i >= 0; --i) {
     int64_t stride = words[3 + m->rank + i];

@@ -21,7 +21,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 // What compiled steps allocate through (the runtime provides it).
@@ -126,6 +128,13 @@ int main(int argc, char **argv) {
   int64_t comm = _mlir_ciface_muon_rt_comm(&mesh.a, &axes.a);
   if (argc > 1 && std::strcmp(argv[1], "bad-wait") == 0)
     muon_rt_wait(42);
+  if (argc > 1 && std::strcmp(argv[1], "mesh-overflow") == 0) {
+    // 3 (2^62 + 1)^4 wraps to 3 in 64 bits, the world size: refused, not
+    // taken for a 3-rank mesh.
+    int64_t big = (int64_t(1) << 62) + 1;
+    I64 wrapping({3, big, big, big, big}), first({0});
+    _mlir_ciface_muon_rt_comm(&wrapping.a, &first.a);
+  }
   if (argc > 1 && std::strcmp(argv[1], "zero-weights") == 0) {
     // A host's weights table is checked: a zero sum would divide by zero.
     I64 weights({0, 0}), out({0, 0});
@@ -151,6 +160,22 @@ int main(int argc, char **argv) {
     T arg({2}, 1.0f);
     _mlir_ciface_muon_rt_check_arg(5, arg.ref(), &shapes.a);
   }
+  if (argc > 1 && std::strcmp(argv[1], "huge-vector") == 0 && rank == 0) {
+    // A container asked for more than the address space throws
+    // std::length_error, not bad_alloc: still the out-of-memory line.
+    std::vector<float> v(static_cast<size_t>(PTRDIFF_MAX));
+    std::printf("%zu\n", v.size());
+  }
+  if (argc > 1 && std::strcmp(argv[1], "negative-size") == 0) {
+    // A descriptor with a negative size is refused, not handed to MPI.
+    std::vector<float> data(2, 1.0f);
+    auto at = reinterpret_cast<int64_t>(data.data());
+    std::vector<int64_t> desc = {at, at, 0, -2, 1};
+    muon_rt_memref ref{1, desc.data()};
+    _mlir_ciface_muon_rt_all_reduce(comm, &ref, &ref, MUON_RT_SUM, 0);
+  }
+  if (argc > 1 && std::strcmp(argv[1], "uncaught") == 0 && rank == 1)
+    throw std::runtime_error("a host's own exception");
   if (argc > 1 && std::strcmp(argv[1], "huge-alloc") == 0 && rank == 0)
     // Size plus header must not wrap to a small block.
     _mlir_memref_to_llvm_alloc(SIZE_MAX);

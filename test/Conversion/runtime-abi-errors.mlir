@@ -1,5 +1,6 @@
 // The lowering's diagnostics about the runtime ABI: role attributes it
-// cannot publish, and runtime functions declared with the wrong type.
+// cannot publish, and runtime functions declared with the wrong type or
+// defined with a body.
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-dist-to-runtime
 
 // expected-error @below {{'func.func' op carries only one of muon_arg_roles and muon_result_roles}}
@@ -35,6 +36,31 @@ dist.mesh @m [dp = 2]
 // expected-error @below {{'func.func' op declares runtime function @muon_rt_world_rank with type '() -> i32', but the runtime's function table says '() -> i64'}}
 func.func private @muon_rt_world_rank() -> i32
 func.func @rank() -> index {
+  %r = dist.rank @m
+  return %r : index
+}
+
+// -----
+
+// A body under a runtime function's name would be called instead of the
+// runtime's: the lowered step would compute something else without a word.
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op defines runtime function @muon_rt_world_rank, which the lowering calls: the name is the runtime's (declare it without a body, or rename it)}}
+func.func @muon_rt_world_rank() -> i64 {
+  %c = arith.constant 7 : i64
+  return %c : i64
+}
+func.func @rank() -> index {
+  %r = dist.rank @m
+  return %r : index
+}
+
+// -----
+
+// A declaration of the right type is the runtime's own: no diagnostic.
+dist.mesh @m [dp = 2]
+func.func private @muon_rt_world_rank() -> i64
+func.func @declared_rank() -> index {
   %r = dist.rank @m
   return %r : index
 }

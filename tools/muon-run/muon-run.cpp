@@ -208,7 +208,13 @@ int usageError(const std::string &message) {
 
 /// The options' values, checked before anything runs. Returns "" or why.
 std::string validateOptions() {
-  auto number = [](double v) { return std::to_string(v); };
+  // As written where it can be (std::to_string would print -1 as
+  // -1.000000 and 1e-9 as 0.000000).
+  auto number = [](double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%g", v);
+    return std::string(text);
+  };
   if (np.getNumOccurrences() && np < 1)
     return "--np must be >= 1, got " + std::to_string(np);
   if (steps < 1)
