@@ -67,3 +67,20 @@ dist.mesh @m [dp = 2]
 func.func @huge_tensor(%x: !dist.tensor<4294967296x4294967296x4xf32, @m, [shard<0>, replicate]>) {
   return
 }
+
+// -----
+
+// Nested in another type (a tuple's element).
+// expected-error @below {{'func.func' op argument type 'tuple<!dist.tensor<8x4xf32, @nomesh, [shard<0>]>>': unknown mesh @nomesh: no dist.mesh with that name is visible here}}
+func.func @in_tuple(%x: tuple<!dist.tensor<8x4xf32, @nomesh, [shard<0>]>>) {
+  return
+}
+
+// -----
+
+// Held by an attribute.
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op attribute 't' holds a type '!dist.tensor<8x4xf32, @m, [shard<7>]>': placement shard<7> on mesh axis 'dp': cannot shard along a dimension that doesn't exist (the tensor has rank 2)}}
+func.func @in_attribute() attributes {t = !dist.tensor<8x4xf32, @m, [shard<7>]>} {
+  return
+}

@@ -489,17 +489,43 @@ LogicalResult muon::dist::verifyDistTypesIn(Operation *root) {
   // A type verifies or not per symbol scope (the mesh it names): remember
   // the pairs already checked.
   llvm::DenseSet<std::pair<Type, Operation *>> done;
-  auto check = [&](Operation *op, Type t, StringRef where) -> LogicalResult {
-    auto dt = dyn_cast<DistTensorType>(t);
-    if (!dt)
-      return success();
+  auto checkOne = [&](Operation *op, DistTensorType dt, Type in,
+                      StringRef where) -> LogicalResult {
     Operation *scope = SymbolTable::getNearestSymbolTable(op);
-    if (!done.insert({t, scope}).second)
+    if (!done.insert({dt, scope}).second)
       return success();
     return verifyDistTensorType(
         dt, op,
-        [&] { return op->emitOpError() << where << " type " << t << ": "; },
+        [&] { return op->emitOpError() << where << " type " << in << ": "; },
         &tables);
+  };
+  // Every !dist.tensor in `t`, nested ones included (a tuple's element, a
+  // function type's input): the message names `t`.
+  // Types and attributes found to hold no !dist.tensor (a walk is costly
+  // and most ops share them). Those that hold one are walked again in each
+  // op, whose symbol scope decides whether it verifies.
+  llvm::DenseSet<Type> cleanTypes;
+  llvm::DenseSet<Attribute> cleanAttrs;
+  auto check = [&](Operation *op, Type t, StringRef where) -> LogicalResult {
+    if (auto dt = dyn_cast<DistTensorType>(t))
+      return checkOne(op, dt, t, where);
+    // Builtin leaves hold no other type.
+    if (isa<IntegerType, IndexType, FloatType, NoneType>(t) ||
+        cleanTypes.contains(t))
+      return success();
+    LogicalResult result = success();
+    bool holds = false;
+    t.walk([&](DistTensorType dt) {
+      holds = true;
+      if (failed(checkOne(op, dt, t, where))) {
+        result = failure();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!holds)
+      cleanTypes.insert(t);
+    return result;
   };
   WalkResult r = root->walk([&](Operation *op) {
     if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
@@ -521,6 +547,34 @@ LogicalResult muon::dist::verifyDistTypesIn(Operation *root) {
         for (BlockArgument arg : block.getArguments())
           if (failed(check(op, arg.getType(), "block argument")))
             return WalkResult::interrupt();
+    // Types held by attributes (a TypeAttr, a function type).
+    for (NamedAttribute a : op->getAttrs()) {
+      // Leaves whose only type is a builtin one, and attributes that held
+      // none.
+      if (isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr, BoolAttr,
+              FlatSymbolRefAttr, DenseArrayAttr, DenseElementsAttr>(
+              a.getValue()) ||
+          cleanAttrs.contains(a.getValue()))
+        continue;
+      LogicalResult inAttr = success();
+      bool holds = false;
+      a.getValue().walk([&](Type t) {
+        auto dt = dyn_cast<DistTensorType>(t);
+        holds |= static_cast<bool>(dt);
+        if (dt && failed(checkOne(op, dt, t,
+                                  ("attribute '" + a.getName().strref() +
+                                   "' holds a")
+                                      .str()))) {
+          inAttr = failure();
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (failed(inAttr))
+        return WalkResult::interrupt();
+      if (!holds)
+        cleanAttrs.insert(a.getValue());
+    }
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
