@@ -243,6 +243,13 @@ std::string validateOptions() {
            std::to_string(maxPrefetchBytes);
   if (transport != "mpi" && transport != "nccl")
     return "--transport must be mpi or nccl, got '" + transport + "'";
+  // The environment's backend, which every rank would refuse after launch.
+  if (const char *env = std::getenv("MUON_RT_BACKEND");
+      env && *env && !transport.getNumOccurrences() &&
+      std::string(env) != "mpi" && std::string(env) != "nccl")
+    return std::string("MUON_RT_BACKEND=") + env +
+           " in the environment is not a backend of the runtime (mpi or "
+           "nccl; --transport sets it)";
   if (transport == "nccl" && target != muon::Target::Cuda)
     return "--transport nccl needs --target cuda (the CPU target exchanges "
            "host tensors over MPI)";

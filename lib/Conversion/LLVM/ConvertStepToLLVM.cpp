@@ -136,8 +136,8 @@ struct ConvertStepToLLVM
       llvm::Expected<llvm::DataLayout> parsed =
           llvm::DataLayout::parse(dl.getValue());
       if (!parsed) {
-        module.emitError() << "invalid " << dl << ": "
-                           << llvm::toString(parsed.takeError());
+        mlir::emitError(module.getLoc())
+            << "invalid " << dl << ": " << llvm::toString(parsed.takeError());
         return signalPassFailure();
       }
       options.dataLayout = *parsed;

@@ -179,8 +179,9 @@ struct MuonRollCallRuns
     names.emplace(*symbols);
     loops.clear();
     if (minRun < 2 || maxRun < minRun || maxRun > kMaxRunLimit) {
-      module.emitError("muon-roll-call-runs: min-run must be at least 2 and "
-                       "at most max-run, and max-run at most ")
+      mlir::emitError(module.getLoc(),
+                      "muon-roll-call-runs: min-run must be at least 2 and "
+                      "at most max-run, and max-run at most ")
           << kMaxRunLimit << " (got " << static_cast<int64_t>(minRun) << " and "
           << static_cast<int64_t>(maxRun) << ")";
       return signalPassFailure();

@@ -29,12 +29,12 @@ struct DistSpecializeRankPass
       return signalPassFailure();
     ModuleOp module = getOperation();
     if (!rank.hasValue()) {
-      module.emitError("dist-specialize-rank needs a rank: "
-                       "--dist-specialize-rank=rank=N");
+      mlir::emitError(module.getLoc(), "dist-specialize-rank needs a rank: "
+                                       "--dist-specialize-rank=rank=N");
       return signalPassFailure();
     }
     if (rank < 0) {
-      module.emitError("dist-specialize-rank: rank ")
+      mlir::emitError(module.getLoc(), "dist-specialize-rank: rank ")
           << static_cast<int64_t>(rank) << " is negative; ranks count from 0";
       return signalPassFailure();
     }

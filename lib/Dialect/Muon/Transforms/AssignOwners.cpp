@@ -101,7 +101,8 @@ struct MuonAssignOwnersPass
     if (!strategy.empty()) {
       override = symbolizeStrategy(strategy);
       if (!override || *override == Strategy::Explicit) {
-        getOperation().emitError("muon-assign-owners: unknown strategy '")
+        mlir::emitError(getOperation().getLoc(),
+                        "muon-assign-owners: unknown strategy '")
             << strategy << "'; expected round_robin or balanced";
         return signalPassFailure();
       }

@@ -32,13 +32,14 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
 
   void runOnOperation() override {
     if (format != "text" && format != "json") {
-      getOperation().emitError("muon-report: unknown format '")
+      mlir::emitError(getOperation().getLoc(), "muon-report: unknown format '")
           << format << "'; expected 'text' or 'json'";
       return signalPassFailure();
     }
     if (nsStackBytes < 0) {
-      getOperation().emitError("muon-report: ns-stack-bytes must be 0 (no "
-                               "stacks) or a byte count, got ")
+      mlir::emitError(getOperation().getLoc(),
+                      "muon-report: ns-stack-bytes must be 0 (no "
+                      "stacks) or a byte count, got ")
           << static_cast<int64_t>(nsStackBytes);
       return signalPassFailure();
     }
@@ -54,7 +55,7 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &error);
     if (!file) {
-      getOperation().emitError("muon-report: ") << error;
+      mlir::emitError(getOperation().getLoc(), "muon-report: ") << error;
       return signalPassFailure();
     }
     SymbolTableCollection tables;

@@ -29,8 +29,9 @@ struct MuonTimelinePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (output.empty()) {
-      module.emitError("muon-timeline: no output file (pass output=FILE, "
-                       "or output=- for stdout)");
+      mlir::emitError(module.getLoc(),
+                      "muon-timeline: no output file (pass output=FILE, "
+                      "or output=- for stdout)");
       return signalPassFailure();
     }
     std::optional<plan::ScheduleKind> kind;
@@ -41,18 +42,20 @@ struct MuonTimelinePass
     else if (schedule == "rounds")
       kind = plan::ScheduleKind::Rounds;
     else if (schedule != "step") {
-      module.emitError("muon-timeline: unknown schedule '")
+      mlir::emitError(module.getLoc(), "muon-timeline: unknown schedule '")
           << schedule << "'; expected step, naive, sequential or rounds";
       return signalPassFailure();
     }
     if (prefetch < 0 || prefetch > 64) {
-      module.emitError("muon-timeline: prefetch must be in [0, 64], got ")
+      mlir::emitError(module.getLoc(),
+                      "muon-timeline: prefetch must be in [0, 64], got ")
           << static_cast<int64_t>(prefetch);
       return signalPassFailure();
     }
     if (nsStackBytes < 0) {
-      module.emitError("muon-timeline: ns-stack-bytes must be 0 (no stacks) "
-                       "or a byte count, got ")
+      mlir::emitError(module.getLoc(),
+                      "muon-timeline: ns-stack-bytes must be 0 (no stacks) "
+                      "or a byte count, got ")
           << static_cast<int64_t>(nsStackBytes);
       return signalPassFailure();
     }
@@ -103,7 +106,7 @@ struct MuonTimelinePass
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &error);
     if (!file) {
-      module.emitError("muon-timeline: ") << error;
+      mlir::emitError(module.getLoc(), "muon-timeline: ") << error;
       return signalPassFailure();
     }
     file->os() << plan::chromeTraceJson(events, numRanks,
