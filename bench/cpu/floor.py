@@ -98,13 +98,16 @@ def owners(text):
         if len(f) > 4 and re.fullmatch(r"\d+", f[0]) and re.fullmatch(r"\d+x\d+", f[2]):
             shape[f[1]] = (int(f[3]), f[2])
     per_rank = {}
+    # The owner's Newton-Schulz of each matrix (the timeline may also show
+    # the other ranks of a call the owner's group makes).
     for e in sorted((e for e in events if e.get("ph") == "X" and
                      e["name"].startswith("newton_schulz ")),
                     key=lambda e: (e["pid"], e["ts"])):
         owner, dims = shape[e["name"].split(" ", 1)[1]]
-        assert owner == e["pid"], e
-        per_rank.setdefault(owner, []).append(dims)
-    assert sum(map(len, per_rank.values())) == len(shape), "a matrix is missing"
+        if owner == e["pid"]:
+            per_rank.setdefault(owner, []).append(dims)
+    assert sum(map(len, per_rank.values())) == len(shape), \
+        "the timeline does not show every matrix on its owner once"
     return per_rank
 
 

@@ -40,13 +40,13 @@ struct Descriptor2D {
 };
 } // namespace
 
-/// The shapes of `text` separated by `sep` ("MxN"; "-" is none), or false.
+/// The shapes of `text` separated by `sep` ("MxN"; "-" is none), or false
+/// (an empty piece, as after a trailing separator, is a bad shape).
 bool parseShapes(const std::string &text, char sep,
                  std::vector<std::pair<int64_t, int64_t>> &shapes) {
   if (text == "-")
     return true;
-  size_t at = 0;
-  while (at < text.size()) {
+  for (size_t at = 0;;) {
     size_t end = text.find(sep, at);
     std::string one = text.substr(at, end - at);
     long long m = 0, n = 0;
@@ -58,10 +58,9 @@ bool parseShapes(const std::string &text, char sep,
     }
     shapes.push_back({m, n});
     if (end == std::string::npos)
-      break;
+      return true;
     at = end + 1;
   }
-  return true;
 }
 
 int main(int argc, char **argv) {

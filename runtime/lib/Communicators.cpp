@@ -65,7 +65,7 @@ extern "C" int64_t _mlir_ciface_muon_rt_comm(muon_rt_i64_array *meshShape,
   }
   if (overflow)
     fatal("comm", name,
-          "the mesh has more than 2^63 ranks but the job has " +
+          "the mesh has at least 2^63 ranks but the job has " +
               std::to_string(b.worldSize()) + " (MPI world size)");
   if (meshRanks != b.worldSize())
     fatal("comm", name,

@@ -114,7 +114,12 @@ public:
     }
   }
   void abort(int code) override {
-    MPI_Abort(MPI_COMM_WORLD, code);
+    // After MPI_Finalize (a host's error past muon_rt_finalize) MPI_Abort
+    // may not be called: this process alone ends.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Abort(MPI_COMM_WORLD, code);
     std::_Exit(code);
   }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }

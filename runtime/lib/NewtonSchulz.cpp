@@ -10,9 +10,10 @@
 // at a time (ssyrk), so the work done is 3 p^2 q + p^3.
 //
 // bf16 mode emulates bf16 operands with fp32 accumulation (what tensor
-// cores do, and the GPU library's bf16 mode): every product's operands are
-// rounded to bf16 (nearest even), its sums stay fp32; a joins B's diagonal
-// in fp32 before B is rounded, so X' = (aI + B) X is one product.
+// cores do): every product's operands are rounded to bf16 (nearest even),
+// its sums stay fp32; a joins B's diagonal in fp32 before B is rounded, so
+// X' = (aI + B) X is one product. X, A and B themselves stay fp32 between
+// products (the GPU library stores them in bf16: docs/muon-dialect.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -74,19 +74,25 @@ void muon::rt::startBackend(int *argc, char ***argv) {
   // the address space throws std::length_error before operator new runs):
   // the runtime's error line and a job-wide abort instead of a bare
   // std::terminate on one rank.
-  std::set_terminate([] {
+  // Installed once; a terminate with no exception in flight (a joinable
+  // std::thread destroyed) is the host's business: the handler it had runs.
+  static std::terminate_handler hostHandler = std::set_terminate([] {
+    std::exception_ptr e = std::current_exception();
+    if (!e) {
+      if (hostHandler)
+        hostHandler();
+      std::abort();
+    }
     std::string why = "an uncaught C++ exception";
-    if (std::exception_ptr e = std::current_exception()) {
-      try {
-        std::rethrow_exception(e);
-      } catch (const std::length_error &x) {
-        fatal("allocate", "", std::string("out of memory (") + x.what() + ")");
-      } catch (const std::bad_alloc &) {
-        fatal("allocate", "", "out of memory (operator new failed)");
-      } catch (const std::exception &x) {
-        why = std::string("uncaught C++ exception: ") + x.what();
-      } catch (...) {
-      }
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::length_error &x) {
+      fatal("allocate", "", std::string("out of memory (") + x.what() + ")");
+    } catch (const std::bad_alloc &) {
+      fatal("allocate", "", "out of memory (operator new failed)");
+    } catch (const std::exception &x) {
+      why = std::string("uncaught C++ exception: ") + x.what();
+    } catch (...) {
     }
     fatal("terminate", "", why);
   });

@@ -4,6 +4,8 @@
 
 #include "Errors.h"
 
+#include <algorithm>
+
 using namespace muon::rt;
 
 int64_t TensorView::numElements() const {
@@ -52,6 +54,9 @@ TensorView muon::rt::viewOf(const muon_rt_memref *m, const char *op,
       fatal(op, comm,
             "tensor " + v.shapeStr() + " has a negative size (dim " +
                 std::to_string(i) + ")");
+  // The element count must fit in 64 bits (unless a size is 0: then the
+  // tensor is empty, whatever the others).
+  bool empty = std::find(v.shape.begin(), v.shape.end(), 0) != v.shape.end();
   int64_t expect = 1;
   for (int64_t i = m->rank - 1; i >= 0; --i) {
     int64_t stride = words[3 + m->rank + i];
@@ -60,7 +65,8 @@ TensorView muon::rt::viewOf(const muon_rt_memref *m, const char *op,
             "tensor " + v.shapeStr() + " is not contiguous row-major (dim " +
                 std::to_string(i) + " has stride " + std::to_string(stride) +
                 ", expected " + std::to_string(expect) + ")");
-    expect *= v.shape[i];
+    if (__builtin_mul_overflow(expect, v.shape[i], &expect) && !empty)
+      fatal(op, comm, "tensor " + v.shapeStr() + " has at least 2^63 elements");
   }
   return v;
 }

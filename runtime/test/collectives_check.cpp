@@ -174,6 +174,15 @@ int main(int argc, char **argv) {
     muon_rt_memref ref{1, desc.data()};
     _mlir_ciface_muon_rt_all_reduce(comm, &ref, &ref, MUON_RT_SUM, 0);
   }
+  if (argc > 1 && std::strcmp(argv[1], "huge-size") == 0) {
+    // Sizes whose product overflows 64 bits are refused, not wrapped.
+    std::vector<float> data(2, 1.0f);
+    auto at = reinterpret_cast<int64_t>(data.data());
+    int64_t big = int64_t(1) << 33;
+    std::vector<int64_t> desc = {at, at, 0, big, big, big, 1};
+    muon_rt_memref ref{2, desc.data()};
+    _mlir_ciface_muon_rt_all_reduce(comm, &ref, &ref, MUON_RT_SUM, 0);
+  }
   if (argc > 1 && std::strcmp(argv[1], "uncaught") == 0 && rank == 1)
     throw std::runtime_error("a host's own exception");
   if (argc > 1 && std::strcmp(argv[1], "huge-alloc") == 0 && rank == 0)

@@ -208,11 +208,15 @@ int usageError(const std::string &message) {
 
 /// The options' values, checked before anything runs. Returns "" or why.
 std::string validateOptions() {
-  // As written where it can be (std::to_string would print -1 as
-  // -1.000000 and 1e-9 as 0.000000).
+  // The shortest decimal that reads back as the value (std::to_string
+  // would print -1 as -1.000000 and 1e-9 as 0.000000).
   auto number = [](double v) {
     char text[40];
-    std::snprintf(text, sizeof text, "%g", v);
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(text, sizeof text, "%.*g", digits, v);
+      if (std::strtod(text, nullptr) == v)
+        break;
+    }
     return std::string(text);
   };
   if (np.getNumOccurrences() && np < 1)
@@ -243,13 +247,19 @@ std::string validateOptions() {
            std::to_string(maxPrefetchBytes);
   if (transport != "mpi" && transport != "nccl")
     return "--transport must be mpi or nccl, got '" + transport + "'";
-  // The environment's backend, which every rank would refuse after launch.
+  // The environment's backend, forwarded to the ranks when --transport is
+  // not given: checked as the option is.
   if (const char *env = std::getenv("MUON_RT_BACKEND");
-      env && *env && !transport.getNumOccurrences() &&
-      std::string(env) != "mpi" && std::string(env) != "nccl")
-    return std::string("MUON_RT_BACKEND=") + env +
-           " in the environment is not a backend of the runtime (mpi or "
-           "nccl; --transport sets it)";
+      env && *env && !transport.getNumOccurrences()) {
+    std::string backend = env;
+    if (backend != "mpi" && backend != "nccl")
+      return "MUON_RT_BACKEND=" + backend +
+             " in the environment is not a backend of the runtime (mpi or "
+             "nccl; --transport sets it)";
+    if (backend == "nccl" && target != muon::Target::Cuda)
+      return "MUON_RT_BACKEND=nccl in the environment needs --target cuda "
+             "(the CPU target exchanges host tensors over MPI)";
+  }
   if (transport == "nccl" && target != muon::Target::Cuda)
     return "--transport nccl needs --target cuda (the CPU target exchanges "
            "host tensors over MPI)";

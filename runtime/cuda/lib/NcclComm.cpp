@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -94,6 +95,13 @@ void *takePinned(size_t bytes, size_t &size, std::string &error) {
   return p;
 }
 
+/// `s` seconds for a message (%g: a timeout may exceed an int).
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
 /// Waits for a non-blocking communicator's pending call to finish: "" when
 /// it succeeded, else why (NCCL's error, or "timed out after N s `doing`").
 std::string settled(ncclComm_t comm, double timeout, const char *doing) {
@@ -109,7 +117,7 @@ std::string settled(ncclComm_t comm, double timeout, const char *doing) {
     if (spins > 64)
       std::this_thread::yield();
     if (std::chrono::duration<double>(clock::now() - start).count() > timeout)
-      return "timed out after " + std::to_string(int(timeout)) + " s " + doing;
+      return "timed out after " + seconds(timeout) + " s " + doing;
   }
 }
 
@@ -135,7 +143,7 @@ std::string drained(cudaStream_t stream, ncclComm_t comm, double timeout) {
     if (spins > 64)
       std::this_thread::yield();
     if (std::chrono::duration<double>(clock::now() - start).count() > timeout)
-      return "timed out after " + std::to_string(int(timeout)) +
+      return "timed out after " + seconds(timeout) +
              " s waiting for the communication stream to finish its queued "
              "work";
   }

@@ -7,6 +7,10 @@
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --muon-report
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --dist-verify-spmd
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --dist-specialize-rank=rank=0
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --dist-lower-redistribute
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --dist-propagate-reduced
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --dist-verify-reduced
+// RUN: muon-opt %s --split-input-file --verify-diagnostics --muon-timeline=output=%t.json
 
 // expected-error @below {{'func.func' op argument type '!dist.tensor<8x4xf32, @nomesh, [shard<0>]>': unknown mesh @nomesh: no dist.mesh with that name is visible here}}
 func.func @unknown_mesh(%x: !dist.tensor<8x4xf32, @nomesh, [shard<0>]>) {
@@ -82,5 +86,14 @@ func.func @in_tuple(%x: tuple<!dist.tensor<8x4xf32, @nomesh, [shard<0>]>>) {
 dist.mesh @m [dp = 2]
 // expected-error @below {{'func.func' op attribute 't' holds a type '!dist.tensor<8x4xf32, @m, [shard<7>]>': placement shard<7> on mesh axis 'dp': cannot shard along a dimension that doesn't exist (the tensor has rank 2)}}
 func.func @in_attribute() attributes {t = !dist.tensor<8x4xf32, @m, [shard<7>]>} {
+  return
+}
+
+// -----
+
+// Held by a string attribute as its type.
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op attribute 's' holds a type '!dist.tensor<8x4xf32, @m, [shard<7>]>': placement shard<7> on mesh axis 'dp': cannot shard along a dimension that doesn't exist (the tensor has rank 2)}}
+func.func @in_string() attributes {s = "x" : !dist.tensor<8x4xf32, @m, [shard<7>]>} {
   return
 }

@@ -549,31 +549,49 @@ LogicalResult muon::dist::verifyDistTypesIn(Operation *root) {
             return WalkResult::interrupt();
     // Types held by attributes (a TypeAttr, a function type).
     for (NamedAttribute a : op->getAttrs()) {
-      // Leaves whose only type is a builtin one, and attributes that held
-      // none.
-      if (isa<IntegerAttr, FloatAttr, StringAttr, UnitAttr, BoolAttr,
-              FlatSymbolRefAttr, DenseArrayAttr, DenseElementsAttr>(
-              a.getValue()) ||
-          cleanAttrs.contains(a.getValue()))
+      // Leaves whose only type is a builtin scalar one, and attributes
+      // that held none (a string's type and a dense attribute's element
+      // type may be any type: those are walked).
+      Attribute v = a.getValue();
+      auto builtinElements = [](Type t) {
+        return isa<IntegerType, IndexType, FloatType, ComplexType>(t);
+      };
+      bool leaf =
+          isa<IntegerAttr, FloatAttr, UnitAttr, BoolAttr, FlatSymbolRefAttr,
+              DenseArrayAttr>(v) ||
+          (isa<StringAttr>(v) &&
+           isa<NoneType>(cast<StringAttr>(v).getType())) ||
+          (isa<DenseElementsAttr>(v) &&
+           builtinElements(cast<DenseElementsAttr>(v).getElementType()));
+      if (leaf || cleanAttrs.contains(v))
         continue;
       LogicalResult inAttr = success();
       bool holds = false;
-      a.getValue().walk([&](Type t) {
-        auto dt = dyn_cast<DistTensorType>(t);
-        holds |= static_cast<bool>(dt);
-        if (dt && failed(checkOne(op, dt, t,
-                                  ("attribute '" + a.getName().strref() +
-                                   "' holds a")
-                                      .str()))) {
+      std::string where =
+          ("attribute '" + a.getName().strref() + "' holds a").str();
+      auto visit = [&](DistTensorType dt) {
+        holds = true;
+        if (failed(checkOne(op, dt, dt, where))) {
           inAttr = failure();
           return WalkResult::interrupt();
         }
         return WalkResult::advance();
-      });
+      };
+      v.walk(
+          // A string's type is not one of its sub-elements: walked here.
+          [&](StringAttr str) {
+            Type t = str.getType();
+            if (auto dt = dyn_cast<DistTensorType>(t))
+              return visit(dt);
+            if (isa<NoneType>(t))
+              return WalkResult::advance();
+            return t.walk([&](DistTensorType dt) { return visit(dt); });
+          },
+          [&](DistTensorType dt) { return visit(dt); });
       if (failed(inAttr))
         return WalkResult::interrupt();
       if (!holds)
-        cleanAttrs.insert(a.getValue());
+        cleanAttrs.insert(v);
     }
     return WalkResult::advance();
   });
