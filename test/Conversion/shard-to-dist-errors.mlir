@@ -319,3 +319,26 @@ func.func @owner_outside(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %m: tensor<8x
   %r:2 = muon.step params(%p1 : tensor<8x4xf32>) grads(%g1 : tensor<8x4xf32>) momenta(%m1 : tensor<8x4xf32>) {lr = 0.1 : f64, strategy = #muon.strategy<explicit>, owners = array<i64: 5>}
   return
 }
+
+// -----
+
+// Too few sharded_dims_offsets for a dim split over two grid axes: the
+// message says how many the dim needs and from where.
+shard.grid @g(shape = 2x3)
+func.func @few_offsets(%a: tensor<12x4xf32>) {
+  %s = shard.sharding @g split_axes = [[0, 1]] sharded_dims_offsets = [0, 2, 4, 6, 8, 12] : !shard.sharding
+  // expected-error @below {{'shard.shard' op has a sharding with 6 sharded_dims_offsets; its split dims need the shard count + 1 each (dim 0 is split over 6 shards: 7 offsets from position 0)}}
+  %0 = shard.shard %a to %s : tensor<12x4xf32>
+  return
+}
+
+// -----
+
+// A tensor past the layout limits has no dist layout.
+shard.grid @g(shape = 2)
+func.func @huge(%a: tensor<2147483648x2147483648x4xf32>) {
+  %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  // expected-error @below {{has a sharding with no dist layout: the tensor has more than 2^62 elements}}
+  %0 = shard.shard %a to %s : tensor<2147483648x2147483648x4xf32>
+  return
+}

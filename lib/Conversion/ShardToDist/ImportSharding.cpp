@@ -147,7 +147,10 @@ muon::importSharding(shard::ShardingOp sharding, ArrayRef<int64_t> shape,
         return emitError()
                << "has a sharding with " << given.size()
                << " sharded_dims_offsets; its split dims need the shard "
-                  "count + 1 each";
+                  "count + 1 each (dim "
+               << dim << " is split over " << shards
+               << " shards: " << shards + 1 << " offsets from position " << pos
+               << ")";
       theirs.assign(given.begin() + pos, given.begin() + pos + shards + 1);
       pos += shards + 1;
       if (theirs.front() != 0 || theirs.back() != length ||

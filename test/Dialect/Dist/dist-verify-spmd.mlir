@@ -137,3 +137,34 @@ func.func @branches_without_collectives(%x: tensor<4x8xf32>, %c: i1) -> tensor<4
 ^b:
   return %x : tensor<4x8xf32>
 }
+
+// -----
+
+// Meshes of different rank counts in one function: which ranks run it is
+// ambiguous.
+dist.mesh @m [dp = 4]
+dist.mesh @n [x = 2]
+func.func @two_sizes(%x: tensor<4x8xf32>) {
+  %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{dist-verify-spmd: one function uses meshes of 4 and 2 ranks; cannot tell which ranks run it}}
+  %1 = dist.all_reduce %x on @n axes [x] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// A condition on another mesh's coordinate (same rank count) that only
+// some members of the collective's communicator satisfy: found by
+// simulating every rank.
+dist.mesh @m [dp = 4]
+dist.mesh @n [a = 2, b = 2]
+func.func @diverge(%x: tensor<4x8xf32>) {
+  %c = dist.coord @n axes [a]
+  %c0 = arith.constant 0 : index
+  %cond = arith.cmpi eq, %c, %c0 : index
+  scf.if %cond {
+    // expected-error @+1 {{breaks the SPMD rule: collective sequences diverge on the communicator of ranks}}
+    %0 = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4x8xf32> -> tensor<4x8xf32>
+  }
+  return
+}

@@ -914,3 +914,11 @@ func.func @f(%x: tensor<16x8xf32>) {
   %0 = dist.reduce_scatter %x on @m axes [dp] reduce sum dim 0 sizes [0, 12, 0, 0] : tensor<16x8xf32> -> tensor<?x8xf32>
   return
 }
+
+// -----
+
+dist.mesh @m [dp = 4]
+// expected-error @+1 {{flat storage needs a flat symbol (@group)}}
+func.func @nested_group_symbol(%a: !dist.tensor<4x4xf32, @m, [replicate], storage = flat<@a::@g, 0>>) {
+  return
+}

@@ -685,3 +685,12 @@ func.func @global_view_shapes(%p: tensor<16x8xf32>, %g: tensor<8x16xf32>, %m: te
   %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<8x16xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64}
   return
 }
+
+// -----
+
+// Only the generic form can write a step without parameters.
+func.func @no_params() {
+  // expected-error @+1 {{needs at least one parameter}}
+  "muon.step"() {lr = 0.02 : f64, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0>} : () -> ()
+  return
+}

@@ -74,6 +74,8 @@
 
 // RUN: not muon-opt %s --muon-assign-owners --muon-report="format=yaml" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: error: muon-report: unknown format 'yaml'; expected 'text' or 'json'
+// RUN: not muon-opt %s --muon-assign-owners --muon-report="output=%t.missing/r.txt" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OUTFILE
+// OUTFILE: error: muon-report: cannot open output file '{{.*}}.missing/r.txt': No such file or directory
 
 dist.mesh @m [dp = 4]
 !t = !dist.tensor<16x8xf32, @m, [shard<0>]>

@@ -8,6 +8,8 @@
 // RUN: muon-opt %s --muon-timeline=output=%t.json -o /dev/null
 // RUN: %python -c "import json, sys; d = json.load(open(sys.argv[1])); print(sum(e['ph'] == 'X' for e in d['traceEvents']))" %t.json | FileCheck %s --check-prefix=COUNT
 // RUN: not muon-opt %s --muon-timeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: not muon-opt %s --muon-timeline=output=%t.missing/t.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=OUTFILE
+// OUTFILE: error: muon-timeline: cannot open output file '{{.*}}.missing/t.json': No such file or directory
 // RUN: not muon-opt %s --muon-timeline="output=- schedule=fast" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not muon-opt %s --muon-timeline="output=- prefetch=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREF
 // RUN: sed -e '/owners = array/d' -e 's/explicit/balanced/' %s | not muon-opt --muon-timeline=output=- -o /dev/null 2>&1 | FileCheck %s --check-prefix=OWNERS

@@ -356,12 +356,17 @@ private:
   }
 
   LogicalResult visit(Operation *op) {
-    if (--budget < 0)
-      return op->emitOpError("dist-verify-spmd: simulating every rank needs "
-                             "more than ")
+    if (--budget < 0) {
+      // Reported at the function: the op that used up the budget (often a
+      // loop's terminator) is not the cause.
+      Operation *at = op->getParentOfType<FunctionOpInterface>();
+      return (at ? at : op)
+                 ->emitOpError("dist-verify-spmd: simulating every rank "
+                               "needs more than ")
              << kMaxSimulatedOps
              << " operation visits (ranks x operations around collectives); "
                 "verify the program on a smaller mesh of the same shape";
+    }
     if (auto coll = dyn_cast<CollectiveOpInterface>(op)) {
       int c = classes.classOf(coll);
       if (c >= 0)
