@@ -73,9 +73,9 @@ void muon::rt::startBackend(int *argc, char ***argv) {
   // So does a C++ exception nobody caught (a container asked for more than
   // the address space throws std::length_error before operator new runs):
   // the runtime's error line and a job-wide abort instead of a bare
-  // std::terminate on one rank.
-  // Installed once; a terminate with no exception in flight (a joinable
-  // std::thread destroyed) is the host's business: the handler it had runs.
+  // std::terminate on one rank. A terminate with no exception in flight (a
+  // joinable std::thread destroyed) is the host's business: the handler it
+  // had runs. Installed once.
   static std::terminate_handler hostHandler = std::set_terminate([] {
     std::exception_ptr e = std::current_exception();
     if (!e) {

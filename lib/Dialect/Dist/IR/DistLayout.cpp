@@ -499,13 +499,13 @@ LogicalResult muon::dist::verifyDistTypesIn(Operation *root) {
         [&] { return op->emitOpError() << where << " type " << in << ": "; },
         &tables);
   };
-  // Every !dist.tensor in `t`, nested ones included (a tuple's element, a
-  // function type's input): the message names `t`.
   // Types and attributes found to hold no !dist.tensor (a walk is costly
   // and most ops share them). Those that hold one are walked again in each
   // op, whose symbol scope decides whether it verifies.
   llvm::DenseSet<Type> cleanTypes;
   llvm::DenseSet<Attribute> cleanAttrs;
+  // Every !dist.tensor in `t`, nested ones included (a tuple's element, a
+  // function type's input): the message names `t`.
   auto check = [&](Operation *op, Type t, StringRef where) -> LogicalResult {
     if (auto dt = dyn_cast<DistTensorType>(t))
       return checkOne(op, dt, t, where);
