@@ -130,11 +130,16 @@ cl::opt<double> weightDecayOpt(
     cl::init(0), cl::cat(category));
 cl::opt<int> optLevel("O", cl::desc("JIT optimisation level (0-3; default 2)"),
                       cl::init(2), cl::cat(category));
-/// `v` in decimal that reads back as the same double (std::to_string keeps
-/// six decimals: 1e-9 would reach the ranks as 0.000000).
+/// `v` in the shortest decimal that reads back as the same double
+/// (std::to_string keeps six decimals: 1e-9 would reach the ranks as
+/// 0.000000, and -1 reads -1.000000 in a message).
 static std::string exactNumber(double v) {
   char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v)
+      break;
+  }
   return text;
 }
 
@@ -208,17 +213,7 @@ int usageError(const std::string &message) {
 
 /// The options' values, checked before anything runs. Returns "" or why.
 std::string validateOptions() {
-  // The shortest decimal that reads back as the value (std::to_string
-  // would print -1 as -1.000000 and 1e-9 as 0.000000).
-  auto number = [](double v) {
-    char text[40];
-    for (int digits = 1; digits <= 17; ++digits) {
-      std::snprintf(text, sizeof text, "%.*g", digits, v);
-      if (std::strtod(text, nullptr) == v)
-        break;
-    }
-    return std::string(text);
-  };
+  auto number = exactNumber;
   if (np.getNumOccurrences() && np < 1)
     return "--np must be >= 1, got " + std::to_string(np);
   if (steps < 1)
