@@ -29,3 +29,13 @@ func.func @global_view(%p: tensor<16x8xf32>, %g: tensor<16x8xf32>, %m: tensor<16
   %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<16x8xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64, owners = array<i64: 0>}
   return
 }
+
+// -----
+
+// Without owners too: the import comes first (muon-assign-owners would
+// refuse the step as well), so that is what the passes ask for.
+func.func @global_view_no_owners(%p: tensor<16x8xf32>, %g: tensor<16x8xf32>, %m: tensor<16x8xf32>) {
+  // expected-error @below {{'muon.step' op is a global-view step (plain tensor operands) and has no layouts to plan; run convert-shard-to-dist first}}
+  %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<16x8xf32>) momenta(%m : tensor<16x8xf32>) {lr = 0.02 : f64}
+  return
+}

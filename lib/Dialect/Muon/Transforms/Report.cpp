@@ -61,6 +61,12 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
     SymbolTableCollection tables;
     llvm::json::Array reports;
     WalkResult result = getOperation().walk([&](StepOp step) {
+      // A global-view step is told to import its layouts first (owners
+      // come after that).
+      if (step.isGlobalView()) {
+        (void)analyzeStep(step, &tables);
+        return WalkResult::interrupt();
+      }
       if (!step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners before "
                          "muon-report");

@@ -71,6 +71,12 @@ struct MuonTimelinePass
     int64_t numRanks = 0;
     double offset = 0;
     WalkResult result = module.walk([&](StepOp step) {
+      // A global-view step is told to import its layouts first (owners
+      // come after that).
+      if (step.isGlobalView()) {
+        (void)analyzeStep(step);
+        return WalkResult::interrupt();
+      }
       if (!step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners before "
                          "muon-timeline");
