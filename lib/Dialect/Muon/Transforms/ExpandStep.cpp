@@ -825,17 +825,13 @@ struct MuonExpandStepPass
     getOperation().walk([&](StepOp s) { steps.push_back(s); });
     llvm::DenseMap<Operation *, int64_t> stepsInFunction;
     for (StepOp step : steps) {
-      // A global-view step is told to import its layouts first (owners
-      // come after that).
-      if (step.isGlobalView()) {
-        (void)analyzeStep(step);
-        return signalPassFailure();
-      }
-      if (!step.getOwners()) {
+      // Layouts first: a global-view step is told to import them, which
+      // comes before assigning owners.
+      FailureOr<StepFacts> facts = analyzeStep(step);
+      if (succeeded(facts) && !step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners first");
         return signalPassFailure();
       }
-      FailureOr<StepFacts> facts = analyzeStep(step);
       if (failed(facts) || failed(dist::checkEnumerableMesh(
                                step, facts->meshOp, "muon-expand-step")))
         return signalPassFailure();

@@ -61,18 +61,14 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
     SymbolTableCollection tables;
     llvm::json::Array reports;
     WalkResult result = getOperation().walk([&](StepOp step) {
-      // A global-view step is told to import its layouts first (owners
-      // come after that).
-      if (step.isGlobalView()) {
-        (void)analyzeStep(step, &tables);
-        return WalkResult::interrupt();
-      }
-      if (!step.getOwners()) {
+      // Layouts first: a global-view step is told to import them, which
+      // comes before assigning owners.
+      FailureOr<StepFacts> facts = analyzeStep(step, &tables);
+      if (succeeded(facts) && !step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners before "
                          "muon-report");
         return WalkResult::interrupt();
       }
-      FailureOr<StepFacts> facts = analyzeStep(step, &tables);
       if (failed(facts) ||
           failed(dist::checkEnumerableMesh(step, facts->meshOp, "muon-report")))
         return WalkResult::interrupt();

@@ -71,18 +71,14 @@ struct MuonTimelinePass
     int64_t numRanks = 0;
     double offset = 0;
     WalkResult result = module.walk([&](StepOp step) {
-      // A global-view step is told to import its layouts first (owners
-      // come after that).
-      if (step.isGlobalView()) {
-        (void)analyzeStep(step);
-        return WalkResult::interrupt();
-      }
-      if (!step.getOwners()) {
+      // Layouts first: a global-view step is told to import them, which
+      // comes before assigning owners.
+      FailureOr<StepFacts> facts = analyzeStep(step);
+      if (succeeded(facts) && !step.getOwners()) {
         step.emitOpError("has no owners; run muon-assign-owners before "
                          "muon-timeline");
         return WalkResult::interrupt();
       }
-      FailureOr<StepFacts> facts = analyzeStep(step);
       if (failed(facts) || failed(dist::checkEnumerableMesh(
                                step, facts->meshOp, "muon-timeline")))
         return WalkResult::interrupt();
