@@ -237,7 +237,11 @@ llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
   if (!movePackedBody(*glue, cInterface))
     if (llvm::Error err = addPackedWrapper(*glue, cInterface))
       return err;
-  auto optimise = mlir::makeOptimizingTransformer(optLevel, 0, nullptr);
+  // With the target machine, so that the loop and SLP vectorisers know the
+  // host's vector registers (without one they see none and leave the
+  // kernels' elementwise loops scalar).
+  auto optimise =
+      mlir::makeOptimizingTransformer(optLevel, 0, kernelMachine->get());
 
   ObjectList objects;
   auto emit = [&](llvm::TargetMachine &tm, llvm::Module &m) -> llvm::Error {

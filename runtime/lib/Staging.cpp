@@ -43,6 +43,8 @@ void muon::rt::copyBlock(float *full, float *block, int64_t total,
   // Row o of the block is outer index o of the piece: `row` bytes, at a
   // pitch of the whole tensor's `total` along the dim in `full`.
   float *f = full + offset * inner;
+  if (f == block && (outer == 1 || extent == total))
+    return; // the block is where the full tensor holds it
   size_t fullPitch = sizeof(float) * total * inner;
   if (deviceResident()) {
     int failed = toBlock ? cudaLibrary("staging").copyRows(

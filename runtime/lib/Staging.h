@@ -27,7 +27,8 @@ void scaleFloats(float *x, int64_t n, float s);
 
 /// Copies one member's block (outer x extent x inner, contiguous at `block`)
 /// to or from the tensor `full` of `total` along the split dim, where the
-/// block starts at `offset` along that dim.
+/// block starts at `offset` along that dim. Nothing to do where `block` is
+/// that place in `full`.
 void copyBlock(float *full, float *block, int64_t total, int64_t offset,
                int64_t extent, int64_t outer, int64_t inner, bool toBlock);
 
