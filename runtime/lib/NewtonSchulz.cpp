@@ -7,7 +7,9 @@
 // Working on the short side keeps the Gram matrix p x p (p = min(m, n)). The
 // counters record the standard count, 4 p^2 q + 2 p^3 FLOPs per iteration;
 // the two symmetric products (A = X X^T and A A) are computed one triangle
-// at a time (ssyrk), so the work done is 3 p^2 q + p^3.
+// at a time (ssyrk), so the work done is 3 p^2 q + p^3. a joins B's
+// diagonal, so that X' = (aI + B) X is one product, which reads B's upper
+// triangle only (ssymm).
 //
 // bf16 mode emulates bf16 operands with fp32 accumulation (what tensor
 // cores do): every product's operands are rounded to bf16 (nearest even),
@@ -28,18 +30,48 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace muon::rt;
 
 namespace {
 
+/// Side of the square tiles that the transposing copies below go through:
+/// a tile's rows of source and destination (32 x 128 bytes each) stay in
+/// the L1 cache, where an element-by-element transpose of a large matrix
+/// fetches a cache line per element of the strided side.
+constexpr int64_t kTile = 32;
+
 /// Copies the upper triangle of the row-major p x p matrix `a` into its
-/// lower triangle (what ssyrk leaves unwritten).
+/// lower triangle (what ssyrk leaves unwritten), tile by tile.
 void mirrorUpper(float *a, int64_t p) {
-  for (int64_t i = 1; i < p; ++i)
-    for (int64_t j = 0; j < i; ++j)
-      a[i * p + j] = a[j * p + i];
+  for (int64_t i0 = 0; i0 < p; i0 += kTile)
+    for (int64_t j0 = 0; j0 <= i0; j0 += kTile)
+      for (int64_t i = i0; i < std::min(i0 + kTile, p); ++i)
+        for (int64_t j = j0; j < std::min({j0 + kTile, p, i}); ++j)
+          a[i * p + j] = a[j * p + i];
+}
+
+/// to = from^T, `from` row-major rows x cols, tile by tile.
+void transpose(float *to, const float *from, int64_t rows, int64_t cols) {
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)
+        for (int64_t j = j0; j < std::min(j0 + kTile, cols); ++j)
+          to[j * rows + i] = from[i * cols + j];
+}
+
+/// b[i][j] += s a[i][j] for j >= i, then d added to the diagonal: the upper
+/// triangle of the row-major p x p matrix `b` (the lower is not touched).
+void addUpper(float *b, const float *a, int64_t p, float s, float d) {
+  for (int64_t i = 0; i < p; ++i) {
+    float *bi = b + i * p;
+    const float *ai = a + i * p;
+    for (int64_t j = i; j < p; ++j)
+      bi[j] += s * ai[j];
+    bi[i] += d;
+  }
 }
 
 /// `v` rounded to the nearest bf16 (ties to even), as an fp32 value.
@@ -54,36 +86,40 @@ float roundToBf16(float v) {
   return v;
 }
 
-void roundAll(std::vector<float> &v) {
-  for (float &x : v)
-    x = roundToBf16(x);
+void roundAll(float *v, int64_t n) {
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = roundToBf16(v[k]);
 }
+
+/// Working memory of `n` floats, not initialised: every use writes it
+/// before reading it (zeroing it was a pass over memory per call).
+using Scratch = std::unique_ptr<float[]>;
+Scratch scratch(int64_t n) { return Scratch(new float[n > 0 ? n : 1]); }
 
 /// One iteration with bf16 operands: A = X X^T, B = b A + c A A,
 /// X' = (a I + B) X.
-void bf16Iteration(std::vector<float> &x, std::vector<float> &y,
-                   std::vector<float> &a, std::vector<float> &b, int64_t p,
+void bf16Iteration(Scratch &x, Scratch &y, float *a, float *b, int64_t p,
                    int64_t q, float ca, float cb, float cc) {
-  std::vector<float> xr(x);
-  roundAll(xr);
+  std::vector<float> xr(x.get(), x.get() + p * q);
+  roundAll(xr.data(), p * q);
   progressRequests();
   muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
-                    xr.data(), q, 0.0f, a.data(), p);
-  mirrorUpper(a.data(), p);
-  std::vector<float> ar(a);
-  roundAll(ar);
+                    xr.data(), q, 0.0f, a, p);
+  mirrorUpper(a, p);
+  std::vector<float> ar(a, a + p * p);
+  roundAll(ar.data(), p * p);
   for (int64_t k = 0; k < p * p; ++k)
     b[k] = cb * a[k];
   progressRequests();
   muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc,
-                    ar.data(), p, 1.0f, b.data(), p);
-  mirrorUpper(b.data(), p);
+                    ar.data(), p, 1.0f, b, p);
+  mirrorUpper(b, p);
   for (int64_t k = 0; k < p; ++k)
     b[k * p + k] += ca;
-  roundAll(b);
+  roundAll(b, p * p);
   progressRequests();
-  muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
-                    b.data(), p, xr.data(), q, 0.0f, y.data(), q);
+  muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f, b,
+                    p, xr.data(), q, 0.0f, y.get(), q);
   x.swap(y);
 }
 
@@ -93,20 +129,20 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
                    bool bf16) {
   bool transposed = m > n;
   int64_t p = transposed ? n : m, q = transposed ? m : n;
-  std::vector<float> x(p * q), y(p * q), a(p * p), b(p * p);
+  Scratch x = scratch(p * q), y = scratch(p * q), as = scratch(p * p),
+          bs = scratch(p * p);
+  float *a = as.get(), *b = bs.get();
   if (transposed) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        x[j * m + i] = g[i * n + j];
+    transpose(x.get(), g, m, n);
   } else {
-    std::copy(g, g + p * q, x.begin());
+    std::copy(g, g + p * q, x.get());
   }
   double norm = 0;
-  for (float v : x)
-    norm += static_cast<double>(v) * v;
+  for (int64_t k = 0; k < p * q; ++k)
+    norm += static_cast<double>(x[k]) * x[k];
   float inv = static_cast<float>(1.0 / (std::sqrt(norm) + eps));
-  for (float &v : x)
-    v *= inv;
+  for (int64_t k = 0; k < p * q; ++k)
+    x[k] *= inv;
 
   for (int64_t i = 0; i < steps; ++i) {
     const double *abc = coeffs.size() == 3 ? coeffs.data() : &coeffs[3 * i];
@@ -116,34 +152,33 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
       continue;
     }
     // A = X X^T: symmetric, so one triangle (ssyrk, p^2 q FLOPs instead of
-    // 2 p^2 q), mirrored. Before each product, collectives in flight
-    // (prefetched gathers, the last round's scatters) progress.
+    // 2 p^2 q), mirrored: the next product reads A whole. Before each
+    // product, collectives in flight (prefetched gathers, the last round's
+    // scatters) progress.
     progressRequests();
     muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, q, 1.0f,
-                      x.data(), q, 0.0f, a.data(), p);
-    mirrorUpper(a.data(), p);
-    // B = b A + c A A: A A = A A^T is symmetric too (p^3 instead of 2 p^3).
-    for (int64_t k = 0; k < p * p; ++k)
-      b[k] = cb * a[k];
+                      x.get(), q, 0.0f, a, p);
+    mirrorUpper(a, p);
+    // B = b A + c A A: A A = A A^T is symmetric too (p^3 instead of 2 p^3),
+    // its upper triangle computed into B (beta 0: B's old contents are not
+    // read), then b A and a I added to that triangle in one pass, so that
+    // X' = a X + B X = (a I + B) X is one product.
     progressRequests();
-    muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc,
-                      a.data(), p, 1.0f, b.data(), p);
-    mirrorUpper(b.data(), p);
-    // X = a X + B X
-    for (int64_t k = 0; k < p * q; ++k)
-      y[k] = ca * x[k];
+    muon_cblas(ssyrk)(CblasRowMajor, CblasUpper, CblasNoTrans, p, p, cc, a, p,
+                      0.0f, b, p);
+    addUpper(b, a, p, cb, ca);
+    // X' = (a I + B) X, B read from its upper triangle (ssymm): no pass to
+    // mirror it, none to scale X.
     progressRequests();
-    muon_cblas(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, p, q, p, 1.0f,
-                      b.data(), p, x.data(), q, 1.0f, y.data(), q);
+    muon_cblas(ssymm)(CblasRowMajor, CblasLeft, CblasUpper, p, q, 1.0f, b, p,
+                      x.get(), q, 0.0f, y.get(), q);
     x.swap(y);
   }
 
   if (transposed) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        out[i * n + j] = x[j * m + i];
+    transpose(out, x.get(), n, m);
   } else {
-    std::copy(x.begin(), x.end(), out);
+    std::copy(x.get(), x.get() + p * q, out);
   }
   countNsMatrices(1, m, n, steps);
 }
