@@ -6,7 +6,7 @@
 
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=300 -verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=300 --dist-specialize-rank=rank=0 2>/dev/null | FileCheck %s --check-prefix=ONE
-// RUN: sed 's/lowered to 1/lowered to 0/; s/= 300:/= 100:/; s/1 hold(s) at most 256/0 hold(s) at most 128/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=100 -verify-diagnostics -o /dev/null
+// RUN: sed 's/lowered to 1/lowered to 0/; s/= 300:/= 100:/; s/1 hold(s) at most 256/0 hold(s) at most 128, still more than the bound: without prefetching a rank holds the gathered matrices of its current round, which the bound does not limit/' %s | muon-opt --muon-expand-step=max-prefetch-bytes=100 -verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=100 --dist-specialize-rank=rank=0 2>/dev/null | FileCheck %s --check-prefix=NONE
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=384 --dist-specialize-rank=rank=0 2>&1 | FileCheck %s --check-prefix=TWO
 // A prefetch_count far beyond the rounds (10^12 here, 3 rounds) costs no
