@@ -53,13 +53,14 @@ void mirrorUpper(float *a, int64_t p) {
           a[i * p + j] = a[j * p + i];
 }
 
-/// to = from^T, `from` row-major rows x cols, tile by tile.
-void transpose(float *to, const float *from, int64_t rows, int64_t cols) {
+/// to = s from^T, `from` row-major rows x cols, tile by tile.
+void transpose(float *to, const float *from, int64_t rows, int64_t cols,
+               float s) {
   for (int64_t i0 = 0; i0 < rows; i0 += kTile)
     for (int64_t j0 = 0; j0 < cols; j0 += kTile)
       for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)
         for (int64_t j = j0; j < std::min(j0 + kTile, cols); ++j)
-          to[j * rows + i] = from[i * cols + j];
+          to[j * rows + i] = s * from[i * cols + j];
 }
 
 /// b[i][j] += s a[i][j] for j >= i, then d added to the diagonal: the upper
@@ -132,17 +133,20 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
   Scratch x = scratch(p * q), y = scratch(p * q), as = scratch(p * p),
           bs = scratch(p * p);
   float *a = as.get(), *b = bs.get();
-  if (transposed) {
-    transpose(x.get(), g, m, n);
-  } else {
-    std::copy(g, g + p * q, x.get());
-  }
+  // X = G / (||G||_F + eps), normalised as it is copied (or transposed) in.
   double norm = 0;
   for (int64_t k = 0; k < p * q; ++k)
-    norm += static_cast<double>(x[k]) * x[k];
+    norm += static_cast<double>(g[k]) * g[k];
   float inv = static_cast<float>(1.0 / (std::sqrt(norm) + eps));
-  for (int64_t k = 0; k < p * q; ++k)
-    x[k] *= inv;
+  if (transposed) {
+    transpose(x.get(), g, m, n, inv);
+  } else {
+    for (int64_t k = 0; k < p * q; ++k)
+      x[k] = g[k] * inv;
+  }
+  // An fp32 result that needs no transposing is written by the last
+  // product itself (`out` may be `g`, which is no longer read by then).
+  bool lastIntoOut = !bf16 && !transposed && steps > 0;
 
   for (int64_t i = 0; i < steps; ++i) {
     const double *abc = coeffs.size() == 3 ? coeffs.data() : &coeffs[3 * i];
@@ -170,16 +174,16 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
     // X' = (a I + B) X, B read from its upper triangle (ssymm): no pass to
     // mirror it, none to scale X.
     progressRequests();
+    bool last = lastIntoOut && i + 1 == steps;
     muon_cblas(ssymm)(CblasRowMajor, CblasLeft, CblasUpper, p, q, 1.0f, b, p,
-                      x.get(), q, 0.0f, y.get(), q);
+                      x.get(), q, 0.0f, last ? out : y.get(), q);
     x.swap(y);
   }
 
-  if (transposed) {
-    transpose(out, x.get(), n, m);
-  } else {
+  if (transposed)
+    transpose(out, x.get(), n, m, 1.0f);
+  else if (!lastIntoOut)
     std::copy(x.get(), x.get() + p * q, out);
-  }
   countNsMatrices(1, m, n, steps);
 }
 
