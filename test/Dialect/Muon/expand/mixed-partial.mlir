@@ -7,6 +7,16 @@
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=0 | FileCheck %s
 // RUN: muon-opt %s --muon-expand-step --dist-verify-spmd -o /dev/null
 // RUN: muon-opt %s --muon-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// bf16 gradients over dp = 3: the division by 3 is formed in f32 and rounded
+// once (1/3 as a bf16 constant would be 0.2% off).
+// RUN: sed 's/dp = 2, cp = 2/dp = 3, cp = 2/; s/16x12xf32/16x12xbf16/g' %s | muon-opt --muon-expand-step --dist-specialize-rank=rank=0 | FileCheck %s --check-prefix=BF16
+// BF16: %[[THIRD:.*]] = arith.constant 0.333333343 : f32
+// BF16: %[[SUM:.*]] = dist.all_reduce %{{.*}} on @m axes [dp, cp] reduce sum : tensor<16x12xbf16>
+// BF16: %[[G:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<16x12xbf16>)
+// BF16: %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
+// BF16: %[[P:.*]] = arith.mulf %[[W]], %[[THIRD]] : f32
+// BF16: arith.truncf %[[P]] : f32 to bf16
+// BF16: muon.momentum_update %{{.*}}, %[[G]]
 
 dist.mesh @m [dp = 2, cp = 2]
 !p = !dist.tensor<16x12xf32, @m, [replicate, replicate]>
