@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -137,13 +138,21 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
   double norm = 0;
   for (int64_t k = 0; k < p * q; ++k)
     norm += static_cast<double>(g[k]) * g[k];
-  float inv = static_cast<float>(1.0 / (std::sqrt(norm) + eps));
+  double s = 1.0 / (std::sqrt(norm) + eps);
+  // With eps = 0 an operand of subnormal norm has s beyond the f32 range:
+  // 2^64 of it is applied afterwards, exactly (a power of two), so X is
+  // finite as the formula says.
+  bool huge = s > std::numeric_limits<float>::max();
+  float inv = static_cast<float>(huge ? s / 0x1p64 : s);
   if (transposed) {
     transpose(x.get(), g, m, n, inv);
   } else {
     for (int64_t k = 0; k < p * q; ++k)
       x[k] = g[k] * inv;
   }
+  if (huge)
+    for (int64_t k = 0; k < p * q; ++k)
+      x[k] *= 0x1p64f;
   // An fp32 result that needs no transposing is written by the last
   // product itself (`out` may be `g`, which is no longer read by then).
   bool lastIntoOut = !bf16 && !transposed && steps > 0;
