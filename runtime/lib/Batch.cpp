@@ -5,8 +5,10 @@
 // dim, root and extents) travel in one all-to-all with per-member counts.
 // Member j sends member d the concatenation, in item order, of its pieces
 // of the items rooted at d (gather), or, on a root, the pieces for d of the
-// items it roots (scatter). Every piece is checked against its extents as
-// the single collectives check it; the batch counts as one call. A broadcast
+// items it roots (scatter). A root's own piece of an item it roots is
+// copied straight between operand and result instead (Item::local). Every
+// piece is checked against its extents as the single collectives check it;
+// the batch counts as one call. A broadcast
 // batch whose direct exchange would load a root with many copies runs as
 // scatter + all-gather instead (muon/Runtime/BroadcastBatch.h).
 //
@@ -42,10 +44,10 @@ struct Item {
   int64_t piece = 0;
   /// Elements of member `m`'s piece (as the root's full tensor holds it).
   int64_t block(int64_t m) const { return outer * extents[m] * inner; }
-  /// Rooted at this rank, with operand and result apart: its own piece is
-  /// copied straight between them instead of travelling through the
-  /// exchange (packed, copied to itself by the backend, unpacked). On 2
-  /// ranks that is half of every batch's bytes.
+  /// Rooted at this rank, its own piece copied straight between operand
+  /// and result (or already in place) instead of travelling through the
+  /// exchange (packed, copied to itself by the backend, unpacked): on 2
+  /// ranks half of every batch's bytes. See markLocal.
   bool local = false;
 };
 
@@ -95,6 +97,7 @@ Batch &batchOf(int64_t handle, const char *op) {
 /// are this rank's pieces of the items member r roots (what a gather sends
 /// there, what a scatter receives from there), `rooted[m]` member m's pieces
 /// of the items this rank roots (what a gather receives, a scatter sends).
+/// A local item's own piece is in neither.
 struct PieceCounts {
   std::vector<int64_t> own, rooted;
 };
@@ -118,24 +121,32 @@ bool overlap(const TensorView &a, const TensorView &b) {
 }
 
 /// Marks the items whose own piece can be copied directly (Item::local):
-/// rooted here, with operand and result apart, or with the piece exactly
-/// where the full tensor holds it (nothing to copy). A piece that overlaps
-/// the full tensor anywhere else goes through the exchange, which copies it
-/// out before writing the result.
+/// rooted here, with the piece exactly where the full tensor holds it
+/// (nothing to copy) or operand and result apart, and no other item's
+/// result overlapping the operand (the local copies run one after another,
+/// so an earlier one would write what a later one reads). Any other piece
+/// goes through the exchange, which packs every operand before writing a
+/// result. The compiler's items always have results of their own.
 void markLocal(Batch &b, const Communicator &c, bool gathering) {
   for (Item &it : b.items) {
     if (it.root != c.rank)
       continue;
     const TensorView &full = gathering ? it.out : it.in;
     const TensorView &piece = gathering ? it.in : it.out;
-    bool inPlace = it.outer == 1 &&
-                   piece.data == full.data + it.offsets[c.rank] * it.inner;
+    // The piece is contiguous in the full tensor when it is one row of
+    // blocks (outer 1) or the whole split dim.
+    bool contiguous = it.outer == 1 || it.extents[c.rank] == it.total;
+    bool inPlace =
+        contiguous && piece.data == full.data + it.offsets[c.rank] * it.inner;
     it.local = inPlace || !overlap(it.in, it.out);
+    for (const Item &other : b.items)
+      if (&other != &it && overlap(it.in, other.out))
+        it.local = false;
   }
 }
 
 /// Copies every local item's own piece from operand to result: after the
-/// sends are packed, so no operand is read after a result is written.
+/// sends are packed, so every operand a send reads is read first.
 void copyLocal(const Batch &b, const Communicator &c, bool gathering) {
   for (const Item &it : b.items)
     if (it.local)

@@ -189,8 +189,9 @@ int64_t _mlir_ciface_muon_rt_all_to_all(int64_t comm, muon_rt_memref *in,
  * muon_rt_scatter take (a broadcast item ignores `dim` and `extents`: the
  * root's whole operand goes to every member);
  * muon_rt_batch_end runs the exchange (the only collective call: counted
- * once) and returns a request handle (async != 0) or 0. Every buffer must
- * stay valid until the exchange completes. Items are checked like the
+ * once) and returns a request handle (async != 0) or 0. Operands must stay
+ * valid until muon_rt_batch_end (which copies what it sends, and a root's
+ * own pieces), results until the exchange completes. Items are checked like the
  * single calls; a mistake names the item ("gather_batch item 2"). */
 enum {
   MUON_RT_BATCH_GATHER = 0,
