@@ -30,7 +30,10 @@
 // CHECK-LABEL: func.func @to_partial
 // CHECK: %[[C:.*]] = dist.coord @m axes [dp]
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %{{.*}} : index
-// CHECK: %[[Z:.*]] = linalg.fill
+// The zeros are a generic (outlined into an optimised kernel when lowered).
+// CHECK: %[[Z:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<{{.*}}xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.yield %{{.*}} : f32
 // CHECK: arith.select %[[FIRST]], %{{.*}}, %[[Z]]
 // CHECK-LABEL: func.func @weighted
 // CHECK: %[[W:.*]] = dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<?x8xf32> -> tensor<?x8xf32>

@@ -430,7 +430,19 @@ private:
     Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
     Value zero =
         arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
-    Value zeros = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    // A generic, not linalg.fill: the lowering outlines generics into
+    // kernels it optimises (muon-outline-elementwise), where a named op
+    // would stay a scalar loop in the step's unoptimised code.
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    Value zeros = linalg::GenericOp::create(
+                      b, loc, TypeRange{empty.getType()}, ValueRange{},
+                      ValueRange{empty}, ArrayRef<AffineMap>{id}, parallel,
+                      [&](OpBuilder &nb, Location l, ValueRange) {
+                        linalg::YieldOp::create(nb, l, ValueRange{zero});
+                      })
+                      .getResult(0);
     return arith::SelectOp::create(b, loc, first, x, castTo(zeros, type));
   }
 

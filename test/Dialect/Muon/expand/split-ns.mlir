@@ -16,13 +16,17 @@
 // R0-DAG: %[[S2:.*]] = arith.constant 1.63299{{[0-9]*}} : f32
 // R0: dist.gather_batch %{{.*}}, %{{.*}} on @m axes [dp] dims [0, 1] roots [1, 0] : (tensor<12x12xf32>, tensor<16x12xf32>) -> (tensor<24x12xf32>, tensor<16x24xf32>)
 // R0: tensor.extract_slice %{{.*}}[0, 0] [16, 12] [1, 1] : tensor<16x24xf32> to tensor<16x12xf32>
+// Each block's scaling is one elementwise pass.
 // R0: %[[Q:.*]] = muon.newton_schulz %{{.*}} : tensor<16x12xf32>
-// R0: %[[F1:.*]] = linalg.fill ins(%[[S1]] : f32)
-// R0: linalg.mul ins(%[[Q]], %[[F1]] : tensor<16x12xf32>, tensor<16x12xf32>)
+// R0: linalg.generic {{.*}} ins(%[[Q]] : tensor<16x12xf32>)
+// R0-NEXT: ^bb0
+// R0-NEXT: arith.mulf %{{.*}}, %[[S1]] : f32
 // R0: %[[K:.*]] = muon.newton_schulz %{{.*}} : tensor<16x6xf32>
-// R0: linalg.fill ins(%[[S2]] : f32)
+// R0: linalg.generic {{.*}} ins(%[[K]] : tensor<16x6xf32>)
+// R0-NEXT: ^bb0
+// R0-NEXT: arith.mulf %{{.*}}, %[[S2]] : f32
 // R0: %[[V:.*]] = muon.newton_schulz %{{.*}} : tensor<16x6xf32>
-// R0: %[[VS:.*]] = linalg.mul ins(%[[V]],
+// R0: %[[VS:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<16x6xf32>)
 // The blocks' results are put together by one concat.
 // R0: %[[QKV:.*]] = tensor.concat dim(1) %[[QS:.*]], %[[KS:.*]], %[[VS]] : (tensor<16x12xf32>, tensor<16x6xf32>, tensor<16x6xf32>) -> tensor<16x24xf32>
 // R0: dist.scatter_batch %{{.*}}, %[[QKV]] on
