@@ -59,3 +59,4 @@ func.func @two_kinds(%a: memref<4x8xf32>, %b: memref<4x8xf32>,
   return
 }
 
+

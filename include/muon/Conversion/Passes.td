@@ -192,7 +192,9 @@ def MuonOutlineElementwise
   let summary = "Move the elementwise linalg.generic ops into a few shared "
                 "kernel functions";
   let description = [{
-    Runs on bufferized code, before linalg is lowered to loops. Every
+    Runs on bufferized code, before linalg is lowered to loops. Named
+    linalg ops on buffers (`linalg.fill`, `linalg.mul`, ...) other than
+    `linalg.copy` (which lowers to a memcpy) are generalised first. Every
     `linalg.generic` on buffers inside a function becomes a call to a
     private function (marked `muon.kernel`) over dynamically shaped buffers
     (strided ones where an operand is not contiguous) that holds the op,

@@ -2,9 +2,10 @@
 //
 // The step's momentum and update are one elementwise linalg.generic per
 // matrix; they are the only loops of the step's own code (everything else
-// is runtime calls and their buffers). Each kind of op (the same body and
-// operand kinds; shapes and captured scalars differ) becomes one private
-// function over dynamically shaped buffers, with the captured scalars
+// is runtime calls and their buffers). Named linalg ops other than copies
+// are generalised first, so they are kernels too. Each kind of op (the same
+// body and operand kinds; shapes and captured scalars differ) becomes one
+// private function over dynamically shaped buffers, with the captured scalars
 // (beta, lr, ...) as arguments, and each op a call to it. The loops then
 // live in a handful of small functions, which the JIT optimises, and the
 // large function that calls them needs no optimisation
@@ -35,8 +36,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -92,6 +95,20 @@ struct MuonOutlineElementwise
 
   void runOnOperation() override {
     cyclic.clear();
+    // Named ops (linalg.fill, linalg.mul, ...) as generics first, so that
+    // they become kernels too instead of scalar loops in unoptimised code.
+    // A copy stays as it is: it lowers to memrefCopy (memcpy).
+    SmallVector<linalg::LinalgOp> named;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp, linalg::CopyOp>(op) &&
+          op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
+        named.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op); // else left as it is
+    }
     SmallVector<linalg::GenericOp> ops;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureBufferSemantics() && op->getParentOfType<func::FuncOp>())
