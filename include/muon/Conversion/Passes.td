@@ -358,18 +358,23 @@ def MuonAllocateThroughRuntime
 
 def MuonConvertStepToLLVM
     : Pass<"muon-convert-step-to-llvm", "mlir::ModuleOp"> {
-  let summary = "Convert func, memref, arith, index and cf operations to the "
-                "LLVM dialect in one conversion";
+  let summary = "Convert func, memref, arith, math, index and cf operations "
+                "to the LLVM dialect in one conversion";
   let description = [{
     The patterns of `convert-func-to-llvm` (C interface wrappers for
     functions with `llvm.emit_c_interface` included; the module's
     `llvm.data_layout`, if any, honoured), `finalize-memref-to-llvm`,
     `convert-arith-to-llvm` (with the expansion of ceil/floor divisions),
-    `convert-index-to-llvm` and `convert-cf-to-llvm` (with `cf.assert`) in
-    one partial conversion, after one over the external `func.func`
+    `convert-index-to-llvm`, `convert-cf-to-llvm` (with `cf.assert`) and
+    `convert-math-to-llvm` (then `convert-math-to-libm` for math ops LLVM
+    has no intrinsic for) in one partial conversion, after one over the
+    external `func.func`
     declarations (so a pattern declaring `malloc` or `abort` finds the
     module's own declaration). cf and index operations left unconverted
-    are an error, as in their passes. The output has the same operations
+    are an error, as in their passes, and so is any other operation left
+    in one of the module's functions that is not of the LLVM dialect
+    (reported at the first, instead of a translation to LLVM IR that
+    fails without a location). The output has the same operations
     as those passes in a row; the declarations of called functions, and
     the unpacking of an entry's memref arguments, may come in another
     order. One walk of the module instead of five: each walk checks every

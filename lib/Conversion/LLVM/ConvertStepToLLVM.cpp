@@ -1,7 +1,8 @@
 //===- ConvertStepToLLVM.cpp - func, memref, arith, index, cf at once -----===//
 //
 // Why: once a step is loops and buffers, its functions hold func, memref,
-// arith, index and cf operations. The upstream passes convert one dialect
+// arith, index and cf operations (and math, in helpers beside the step).
+// The upstream passes convert one dialect
 // each, and each walks the whole module and checks the legality of every
 // operation in it: on a 405B step (millions of operations in one function)
 // the five walks cost more than the rewriting (2.5 s against 0.7 s for one
@@ -25,6 +26,8 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -94,7 +97,40 @@ struct ConvertStepToLLVM
     if (reportedError) {
       locateUnconvertibleMemorySpace(module);
       signalPassFailure();
+      return;
     }
+    if (failed(reportUnconverted(module)))
+      signalPassFailure();
+  }
+
+  /// A partial conversion leaves what no pattern converts (an op of a
+  /// dialect the lowering does not handle, in code around the step) as it
+  /// is; the translation to LLVM IR would then fail with no location. The
+  /// first such op in one of the module's functions is reported here, at
+  /// the op. (Nested modules, which the translation of this one leaves out,
+  /// and declarations outside functions are not looked at.)
+  static LogicalResult reportUnconverted(ModuleOp module) {
+    Dialect *llvm = module.getContext()->getLoadedDialect<LLVM::LLVMDialect>();
+    Operation *left = nullptr;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != module.getOperation() && isa<ModuleOp>(op))
+        return WalkResult::skip();
+      bool declaration =
+          op->getParentOp() == module.getOperation() && !isa<func::FuncOp>(op);
+      if (op == module.getOperation() || declaration ||
+          op->getDialect() == llvm ||
+          isa<UnrealizedConversionCastOp, gpu::LaunchFuncOp>(op))
+        return WalkResult::advance();
+      left = op;
+      return WalkResult::interrupt();
+    });
+    if (!left)
+      return success();
+    left->emitError() << "'" << left->getName()
+                      << "' was not lowered to the LLVM dialect: muon-to-llvm "
+                         "lowers the ops of func, arith, math, memref, scf, "
+                         "cf, index and linalg, and the step's own dialects";
+    return failure();
   }
 
   /// The converter's report has no location: on failure, point at the
@@ -184,6 +220,12 @@ struct ConvertStepToLLVM
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns);
+    // math (helpers of the step may use it): LLVM's intrinsics where it has
+    // one, otherwise a call to libm (tanh, erf, ...), which the process has.
+    populateMathToLLVMConversionPatterns(converter, patterns,
+                                         /*approximateLog1p=*/false,
+                                         /*benefit=*/2);
+    populateMathToLibmConversionPatterns(patterns, /*benefit=*/1);
     patterns.add<LaunchOnLLVMValues>(converter);
     if (failed(applyPartialConversion(module, target, std::move(patterns),
                                       muon::conversionConfig())))
