@@ -5,7 +5,9 @@
 #include "muon/Plan/Trace.h"
 #include "muon/Runtime/muon_runtime.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -71,6 +73,6 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
   std::ofstream out(path);
   out << plan::chromeTraceJson(events, size, "muon-run measured");
   if (!out)
-    return "cannot write " + path;
+    return "cannot write " + path + ": " + std::strerror(errno);
   return "";
 }

@@ -263,6 +263,10 @@ std::string validateOptions() {
     if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
       return "--trace: cannot write '" + traceFile + "': directory '" +
              dir.str() + "' does not exist";
+    // Found before the run, not after its verdict (the file is written
+    // last, from every rank's part).
+    if (llvm::sys::fs::is_directory(traceFile))
+      return "--trace: cannot write '" + traceFile + "': it is a directory";
   }
   // The dump directory is made, parents included, once every check has
   // passed (makeDumpDirectory); a path that cannot become one fails here,
