@@ -56,7 +56,8 @@ MLIR_CAPI_EXPORTED void muonExecutableDestroy(MuonExecutable e);
 /// The entry's role table as the compiler published it (the int64 values
 /// described at MUON_RT_ROLES_VERSION in muon_runtime.h: version, number of
 /// arguments and results, then per tensor its (role, step, param) triples),
-/// and its length in `*size`. Valid while `e` lives.
+/// and its length in `*size`. Valid while `e` lives. A null executable has
+/// none: null, and 0 in `*size`.
 MLIR_CAPI_EXPORTED const int64_t *muonExecutableRoleTable(MuonExecutable e,
                                                           intptr_t *size);
 
@@ -86,7 +87,8 @@ static inline MuonArgument muonArgumentScalar(double value) {
 /// Calls the entry with `numArguments` arguments: the entry's arguments in
 /// order, then one out-buffer per result; the count must be the role
 /// table's arguments plus results, and an argument must be a scalar
-/// exactly where the table has a scalar role. The code checks each tensor
+/// exactly where the table has a scalar role. A tensor's `rank` must be
+/// its type's in the entry (the code reads the descriptor as that type). The code checks each tensor
 /// argument's shape against what the rank must hold before any collective;
 /// a mismatch, like every runtime error, prints `muon-rt: error: rank R:
 /// ...` and ends the job (MPI_Abort): check shapes before calling when the
@@ -97,8 +99,8 @@ static inline MuonArgument muonArgumentScalar(double value) {
 /// the runtime uses (local rank mod device count) for target=cuda, whose
 /// step runs its kernels on the legacy default stream and waits for them
 /// before returning. Fails, calling
-/// `errorCallback`, when the count or a scalar's place is wrong or buffers
-/// overlap (nothing runs then).
+/// `errorCallback`, when `e` is null, the count or a scalar's place is
+/// wrong or buffers overlap (nothing runs then).
 MLIR_CAPI_EXPORTED MlirLogicalResult muonExecutableInvoke(
     MuonExecutable e, intptr_t numArguments, const MuonArgument *arguments,
     MlirStringCallback errorCallback, void *userData);

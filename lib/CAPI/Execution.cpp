@@ -119,8 +119,10 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
 void muonExecutableDestroy(MuonExecutable e) { delete unwrapExe(e); }
 
 const int64_t *muonExecutableRoleTable(MuonExecutable e, intptr_t *size) {
-  *size = unwrapExe(e)->roleSize;
-  return unwrapExe(e)->roles;
+  // A null executable (a failed muonExecutableCreate) has no table.
+  Executable *exe = unwrapExe(e);
+  *size = exe ? exe->roleSize : 0;
+  return exe ? exe->roles : nullptr;
 }
 
 /// The first overlap between an out-buffer (index >= numArgs) and any
@@ -176,6 +178,11 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                                        MlirStringCallback errorCallback,
                                        void *userData) {
   Executable *exe = unwrapExe(e);
+  if (!exe) {
+    report(errorCallback, userData,
+           "the executable is null (muonExecutableCreate failed)");
+    return mlirLogicalResultFailure();
+  }
   if (numArguments != exe->numBuffers) {
     report(errorCallback, userData,
            "the entry takes " + std::to_string(exe->roles[1]) +

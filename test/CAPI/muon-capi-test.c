@@ -3,8 +3,8 @@
 |* Registers muon's dialects (muonRegisterAllDialects only), parses a module   *|
 |* with one muon.step, prints its report and the plan of parameter 0, builds  *|
 |* and runs the muon-to-llvm pipeline and prints the lowered module; checks   *|
-|* that an unknown target and a stack bound below -1 are refused. Run by      *|
-|* test/CAPI/capi.test.                                                       *|
+|* that an unknown target, a stack bound below -1 and a null executable are  *|
+|* refused. Run by test/CAPI/capi.test.                                       *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -12,6 +12,7 @@
 #include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
 #include "muon-c/Dialects.h"
+#include "muon-c/Execution.h"
 #include "muon-c/LargeStack.h"
 #include "muon-c/Pipeline.h"
 #include "muon-c/Step.h"
@@ -334,6 +335,27 @@ static int deepNesting(MlirContext context) {
   return brackets == 2 * kDepth ? 0 : 1;
 }
 
+/* A null executable (what a failed muonExecutableCreate returns) is
+ * refused by muonExecutableInvoke with a message and has no role table. */
+static int nullExecutable(void) {
+  MuonExecutable none = {NULL};
+  Message error = {{0}, 0};
+  intptr_t size = 7;
+  const int64_t *table = muonExecutableRoleTable(none, &size);
+  if (table != NULL || size != 0) {
+    fprintf(stderr, "a null executable has a role table\n");
+    return 1;
+  }
+  if (!mlirLogicalResultIsFailure(
+          muonExecutableInvoke(none, 0, NULL, collectMessage, &error))) {
+    fprintf(stderr, "a null executable was invoked\n");
+    return 1;
+  }
+  printf("null executable: %s\n", error.text);
+  muonExecutableDestroy(none);
+  return 0;
+}
+
 static int run(MlirContext context) {
   MlirModule module = mlirModuleCreateParse(
       context, mlirStringRefCreateFromCString(kModule));
@@ -378,6 +400,8 @@ static int run(MlirContext context) {
     status = optionsReachThePipeline(context);
   if (status == 0)
     status = deepNesting(context);
+  if (status == 0)
+    status = nullExecutable();
   return status;
 }
 
