@@ -88,6 +88,16 @@ def _context(context: Optional[Context]) -> Context:
     return _default
 
 
+def _integer(where: str, name: str, value) -> int:
+    """`value` as an int, or TypeError: a float, a string or a bool is
+    refused, as the extension's typed options refuse them, never truncated
+    or converted."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{where}: {name} must be an integer, got "
+                        f"{type(value).__name__} {value!r}")
+    return value.__index__()
+
+
 def parse(text: str, context: Optional[Context] = None) -> "Module":
     """Parses and verifies MLIR text; raises MuonError with the parser's or
     verifier's diagnostics."""
@@ -205,14 +215,21 @@ class Module:
         ``ns_stack_bytes``: the rounds stacked as muon-expand-step makes
         them). The module is not changed."""
         path = os.fsdecode(path)
+        ns_stack_bytes = _integer("timeline", "ns_stack_bytes", ns_stack_bytes)
+        if prefetch is not None:
+            prefetch = _integer("timeline", "prefetch", prefetch)
+        if not isinstance(schedule, str) or not schedule.isidentifier():
+            # Checked here too: a space would start another pass option.
+            raise MuonError(f"timeline: schedule {schedule!r} is not one of "
+                            "step, naive, sequential, rounds")
         if not path or any(c in path for c in '"{}'):
             raise MuonError(f"timeline: the path {path!r} is empty or has "
                             "a double quote or a brace, which a pass "
                             "option cannot carry")
         options = (f'output="{path}" schedule={schedule} '
-                   f"ns-stack-bytes={int(ns_stack_bytes)}")
+                   f"ns-stack-bytes={ns_stack_bytes}")
         if prefetch is not None:
-            options += f" prefetch={int(prefetch)}"
+            options += f" prefetch={prefetch}"
         self.clone().run_passes(
             "muon-assign-owners,muon-timeline{" + options + "}")
 

@@ -165,6 +165,10 @@ class StepBuilder:
         if unknown:
             raise MuonError(f"unknown hyper-parameters {sorted(unknown)}; "
                             f"known: {sorted(_HYPER)}")
+        if isinstance(runtime_hyper, str):
+            raise MuonError(f"runtime_hyper is a list of names; got the "
+                            f"string {runtime_hyper!r} (write "
+                            f"({runtime_hyper!r},))")
         self.runtime_hyper = [h for h in ("lr", "weight_decay")
                               if h in runtime_hyper]
         bad = set(runtime_hyper) - {"lr", "weight_decay"}
@@ -335,6 +339,12 @@ class StepBuilder:
             for axis, pl in spec.items():
                 out[self._axis(axis)] = str(pl)
             return out
+        if isinstance(spec, (str, Placement)):
+            # A string would be read character by character.
+            raise MuonError(f"parameter '{name}': placements are one per "
+                            "mesh axis, as a list or a dict axis -> "
+                            f"placement; got the single {spec!r} (write "
+                            f"[{spec!r}])")
         spec = [str(x) for x in spec]
         if len(spec) != len(self.axes):
             raise MuonError(f"parameter '{name}': {len(spec)} placements for "

@@ -240,6 +240,8 @@ class Muon(torch.optim.Optimizer):
             prefetch_count=prefetch_count)
         self.options = dict(schedule, strategy=assignment,
                             momentum_form=momentum_form, ns_dtype=ns_dtype)
+        for group in self.param_groups:
+            self._check_hyper(group)
         # compile key -> (compiled step, its parameters' indices, the key)
         self._compiled: Dict[tuple, Tuple[_run.CompiledStep, List[int],
                                           tuple]] = {}
@@ -252,6 +254,12 @@ class Muon(torch.optim.Optimizer):
         momenta created."""
         super().add_param_group(param_group)
         group = self.param_groups[-1]
+        if hasattr(self, "options"):  # the constructor checks its own groups
+            try:
+                self._check_hyper(group)
+            except MuonError:
+                self.param_groups.pop()
+                raise
         for p in group["params"]:
             refusal = (
                 ValueError("Muon only supports 2D parameters whereas we "
@@ -271,6 +279,27 @@ class Muon(torch.optim.Optimizer):
         # device): look again at the next step.
         if getattr(self, "_mesh", None) is not None:
             self._mesh = None
+
+    def _hyper(self, group: dict) -> dict:
+        """The step's hyper-parameters for `group`: lr and weight_decay are
+        read at run time (schedulers change them every step); the rest is
+        compiled in."""
+        return dict(momentum=group["momentum"], nesterov=group["nesterov"],
+                    ns_steps=group["ns_steps"],
+                    ns_coefficients=list(group["ns_coefficients"]),
+                    eps=group["eps"],
+                    lr_adjust=group["adjust_lr_fn"] or "original",
+                    **self.options)
+
+    def _check_hyper(self, group: dict) -> None:
+        """Refuses a group's options when they are given (the constructor,
+        add_param_group), not at the first step(): a one-matrix step with
+        them is built and parsed, so every value is checked where the
+        compiled step's would be (MuonError)."""
+        b = StepBuilder([("x", 1)], runtime_hyper=("lr", "weight_decay"),
+                        **self._hyper(group))
+        b.add("w", (2, 2), ["replicate"])
+        b.build()
 
     def _momentum(self, p: torch.Tensor) -> torch.Tensor:
         """p's momentum buffer, zero where there is none yet (a state loaded
@@ -295,14 +324,7 @@ class Muon(torch.optim.Optimizer):
         mesh = self._mesh
         params = group["params"]
         first = sum(len(g["params"]) for g in self.param_groups[:gi])
-        # lr and weight_decay are read at run time (schedulers change them
-        # every step); the rest is compiled in.
-        hyper = dict(momentum=group["momentum"], nesterov=group["nesterov"],
-                     ns_steps=group["ns_steps"],
-                     ns_coefficients=list(group["ns_coefficients"]),
-                     eps=group["eps"],
-                     lr_adjust=group["adjust_lr_fn"] or "original",
-                     **self.options)
+        hyper = self._hyper(group)
         # Blocked Newton-Schulz for every parameter of the group:
         # {"params": [...], "split": (dim, [sizes])} (fused QKV, heads).
         split = group.get("split")

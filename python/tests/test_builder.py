@@ -134,6 +134,14 @@ def test_refusals():
         b.add("w", (4, 4), {"tp": Shard(0)})
     with pytest.raises(muon.MuonError, match="2 placements for a mesh of 1"):
         b.add("w", (4, 4), [Shard(0), Shard(1)])
+    # A single placement, not a list of them (a string was read character
+    # by character).
+    with pytest.raises(muon.MuonError, match=r"got the single 'shard<0>'"):
+        b.add("w", (4, 4), "shard<0>")
+    with pytest.raises(muon.MuonError, match="one per mesh axis"):
+        b.add("w", (4, 4), Shard(0))
+    with pytest.raises(muon.MuonError, match="runtime_hyper is a list"):
+        StepBuilder({"dp": 2}, runtime_hyper="lr")
     with pytest.raises(muon.MuonError, match="no parameters"):
         b.text()
     with pytest.raises(muon.MuonError, match="not finite"):

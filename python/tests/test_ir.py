@@ -389,6 +389,14 @@ def test_timeline_writes_a_chrome_trace(tmp_path):
     for bad in (tmp_path / 'q"uote.json', tmp_path / "b{race.json", ""):
         with pytest.raises(muon.MuonError, match="double quote or a brace"):
             m.timeline(bad)
+    # Numbers are integers, never truncated or converted; the schedule is
+    # one word (a space would start another pass option).
+    for bad in ({"prefetch": 2.5}, {"prefetch": "2"}, {"prefetch": True},
+                {"ns_stack_bytes": 2.7}):
+        with pytest.raises(TypeError, match="must be an integer"):
+            m.timeline(path, **bad)
+    with pytest.raises(muon.MuonError, match="is not one of"):
+        m.timeline(path, schedule="rounds prefetch=3")
 
 
 def test_blocked_newton_schulz_is_visible():

@@ -377,8 +377,21 @@ def test_what_torch_muon_refuses_is_refused():
     with pytest.raises(RuntimeError, match="does not support sparse"):
         Muon([w]).step()
     w.grad = torch.ones(3, 3)
+    # Options are refused by the constructor (and add_param_group), not at
+    # the first step().
     with pytest.raises(MuonError, match="ns_steps must be an integer, got 2.5"):
-        Muon([w], ns_steps=2.5).step()
+        Muon([w], ns_steps=2.5)
+    for bad, text in ((dict(momentum=1.0), "momentum must be in"),
+                      (dict(nesterov=1), "nesterov must be True or False"),
+                      (dict(assignment="bogus"), "Strategy to be one of"),
+                      (dict(ns_dtype="f16"), "f32 or bf16")):
+        with pytest.raises(MuonError, match=text):
+            Muon([w], **bad)
+    opt = Muon([w])
+    with pytest.raises(MuonError, match="ns_steps must be an integer"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2, 2))],
+                             "ns_steps": 0.5})
+    assert len(opt.param_groups) == 1
     from muon.optim import create_auto_config
     with pytest.raises(MuonError, match="tp_dim_per_param must be an int"):
         create_auto_config(tp_dim_per_param=[0, 1])
