@@ -537,12 +537,15 @@ NB_MODULE(_muon, m) {
       .def("clone", &cloneModule)
       .def("verify", &verify)
       .def("run_pipeline", &runPipeline)
-      .def("lower", &lower)
+      // Named, so that a wrong type names the option (TypeError).
+      .def("lower", &lower, nb::arg("target"), nb::arg("assign_owners"),
+           nb::arg("ns_stack_bytes"), nb::arg("batch_collectives"),
+           nb::arg("max_prefetch_bytes"), nb::arg("place_deallocations"),
+           nb::arg("cuda_chip"))
       .def("report", &report, nb::arg("json") = false,
            nb::arg("schedules") = false, nb::arg("ns_stack_bytes") = 0)
       .def("num_steps", &numSteps)
-      .def_prop_ro("context",
-                   [](const Module &mod) { return mod.context; });
+      .def_prop_ro("context", [](const Module &mod) { return mod.context; });
   m.def("parse", &parse);
   m.def("parse_file", &parseFile);
   m.def("lower_defaults", &lowerDefaults);
