@@ -10,6 +10,8 @@
 
 #include "muon/Runtime/muon_runtime.h"
 
+#include "NewtonSchulzReference.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -20,54 +22,6 @@
 namespace {
 
 const double kCoeffs[] = {3.4445, -4.7750, 2.0315};
-
-/// The formula in float64: X <- G (transposed if m > n) / (||G|| + eps);
-/// per step A = X X^T, B = b A + c A A, X = a X + B X; transposed back.
-std::vector<double> reference(const float *g, int64_t m, int64_t n, int steps,
-                              double eps) {
-  bool tall = m > n;
-  int64_t p = tall ? n : m, q = tall ? m : n;
-  std::vector<double> x(p * q);
-  double norm = 0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double v = g[i * n + j];
-      norm += v * v;
-      x[tall ? j * m + i : i * n + j] = v;
-    }
-  for (double &v : x)
-    v /= std::sqrt(norm) + eps;
-  std::vector<double> a(p * p), b(p * p), y(p * q);
-  for (int s = 0; s < steps; ++s) {
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < p; ++j) {
-        double t = 0;
-        for (int64_t k = 0; k < q; ++k)
-          t += x[i * q + k] * x[j * q + k];
-        a[i * p + j] = t;
-      }
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < p; ++j) {
-        double t = 0;
-        for (int64_t k = 0; k < p; ++k)
-          t += a[i * p + k] * a[k * p + j];
-        b[i * p + j] = kCoeffs[1] * a[i * p + j] + kCoeffs[2] * t;
-      }
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < q; ++j) {
-        double t = 0;
-        for (int64_t k = 0; k < p; ++k)
-          t += b[i * p + k] * x[k * q + j];
-        y[i * q + j] = kCoeffs[0] * x[i * q + j] + t;
-      }
-    x.swap(y);
-  }
-  std::vector<double> out(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      out[i * n + j] = tall ? x[j * m + i] : x[i * n + j];
-  return out;
-}
 
 /// A ranked descriptor over `data` with `shape`, row-major.
 struct Memref {
@@ -105,7 +59,9 @@ void check(int64_t batch, int64_t m, int64_t n, bool inPlace, float scale,
                                      MUON_RT_NS_FP32);
   const std::vector<float> &got = inPlace ? x : out;
   for (int64_t k = 0; k < batch; ++k) {
-    std::vector<double> want = reference(g.data() + k * m * n, m, n, 5, eps);
+    std::vector<double> want = muon::test::newtonSchulzReference(
+        g.data() + k * m * n, m, n, 5, {kCoeffs[0], kCoeffs[1], kCoeffs[2]},
+        eps);
     for (int64_t e = 0; e < m * n; ++e) {
       ASSERT_NEAR(got[k * m * n + e], want[e], tolerance)
           << batch << "x" << m << "x" << n << " matrix " << k << " element "

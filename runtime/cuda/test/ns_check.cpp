@@ -16,6 +16,8 @@
 
 #include "muon/Runtime/muon_runtime_cuda.h"
 
+#include "NewtonSchulzReference.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,54 +40,6 @@ void fail(const std::string &what) {
   ++failures;
 }
 
-/// Float64 Newton-Schulz of one row-major m x n matrix.
-std::vector<double> reference(const float *g, int64_t m, int64_t n,
-                              int64_t steps, const std::vector<double> &c,
-                              double eps) {
-  bool tr = m > n;
-  int64_t p = tr ? n : m, q = tr ? m : n;
-  std::vector<double> x(p * q), a(p * p), b(p * p), y(p * q);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      (tr ? x[j * m + i] : x[i * n + j]) = g[i * n + j];
-  double norm = 0;
-  for (double v : x)
-    norm += v * v;
-  norm = std::sqrt(norm) + eps;
-  for (double &v : x)
-    v /= norm;
-  for (int64_t s = 0; s < steps; ++s) {
-    const double *abc = c.size() == 3 ? c.data() : &c[3 * s];
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < p; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < q; ++k)
-          acc += x[i * q + k] * x[j * q + k];
-        a[i * p + j] = acc;
-      }
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < p; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < p; ++k)
-          acc += a[i * p + k] * a[k * p + j];
-        b[i * p + j] = abc[1] * a[i * p + j] + abc[2] * acc;
-      }
-    for (int64_t i = 0; i < p; ++i)
-      for (int64_t j = 0; j < q; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < p; ++k)
-          acc += b[i * p + k] * x[k * q + j];
-        y[i * q + j] = abc[0] * x[i * q + j] + acc;
-      }
-    x.swap(y);
-  }
-  std::vector<double> out(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      out[i * n + j] = tr ? x[j * m + i] : x[i * n + j];
-  return out;
-}
-
 /// A case's tileSquare when both products take `tile`.
 constexpr int64_t kSameTile = INT64_MIN;
 
@@ -93,7 +47,7 @@ struct Case {
   const char *name;
   int64_t batch, m, n, steps;
   std::vector<double> coeffs;
-  int64_t tile;                    // A = X X^T (and A A unless set below)
+  int64_t tile;                   // A = X X^T (and A A unless set below)
   int64_t tileSquare = kSameTile; // A A
 };
 
@@ -131,8 +85,8 @@ bool runOnDevice(muon_cuda_ns_context *ctx, std::vector<float> &host,
 
 void checkCase(muon_cuda_ns_context *ctx, const Case &c, int precision,
                std::mt19937 &rng) {
-  std::string label = std::string(c.name) +
-                      (precision == MUON_CUDA_FP32 ? " fp32" : " bf16");
+  std::string label =
+      std::string(c.name) + (precision == MUON_CUDA_FP32 ? " fp32" : " bf16");
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> input(c.batch * c.m * c.n);
   for (float &v : input)
@@ -149,8 +103,8 @@ void checkCase(muon_cuda_ns_context *ctx, const Case &c, int precision,
   double worst = 0, diff2 = 0, ref2 = 0;
   int64_t elems = c.m * c.n;
   for (int64_t b = 0; b < c.batch; ++b) {
-    std::vector<double> ref = reference(&input[b * elems], c.m, c.n, c.steps,
-                                        c.coeffs, 1e-7);
+    std::vector<double> ref = muon::test::newtonSchulzReference(
+        &input[b * elems], c.m, c.n, c.steps, c.coeffs, 1e-7);
     for (int64_t i = 0; i < elems; ++i) {
       double o = out[b * elems + i], r = ref[i];
       if (!std::isfinite(o)) {
@@ -165,8 +119,8 @@ void checkCase(muon_cuda_ns_context *ctx, const Case &c, int precision,
   }
   double rel = std::sqrt(diff2 / ref2);
   bool ok = precision == MUON_CUDA_FP32 ? worst <= 0 : rel <= 3e-2;
-  std::printf("%-4s %-44s rel_fro=%.2e %s\n", ok ? "ok" : "FAIL",
-              label.c_str(), rel,
+  std::printf("%-4s %-44s rel_fro=%.2e %s\n", ok ? "ok" : "FAIL", label.c_str(),
+              rel,
               precision == MUON_CUDA_FP32
                   ? (worst <= 0 ? "(all within 1e-5)" : "(beyond 1e-5)")
                   : "");
@@ -188,11 +142,10 @@ void checkTilesAgainstWhole(muon_cuda_ns_context *ctx, int64_t m, int64_t n,
     v = dist(rng);
   std::vector<float> b = a;
   std::string err;
-  std::string label = std::to_string(m) + "x" + std::to_string(n) +
-                      " auto tiles (" +
-                      std::to_string(muon_cuda_ns_auto_tile(
-                          std::min(m, n), MUON_CUDA_FP32)) +
-                      ") vs whole, fp32";
+  std::string label =
+      std::to_string(m) + "x" + std::to_string(n) + " auto tiles (" +
+      std::to_string(muon_cuda_ns_auto_tile(std::min(m, n), MUON_CUDA_FP32)) +
+      ") vs whole, fp32";
   if (!runOnDevice(ctx, a, tiled, MUON_CUDA_FP32, err) ||
       !runOnDevice(ctx, b, whole, MUON_CUDA_FP32, err)) {
     fail(label + ": " + err);
@@ -226,8 +179,8 @@ void checkHostEntry(muon_cuda_ns_context *graphs, muon_cuda_ns_context *plain,
        MUON_CUDA_BF16},
       {"256x688 bf16, replay", 1, 256, 688, MUON_CUDA_TILE_AUTO,
        MUON_CUDA_BF16},
-      {"256x688 fp32, replay of another key", 1, 256, 688,
-       MUON_CUDA_TILE_AUTO, MUON_CUDA_FP32},
+      {"256x688 fp32, replay of another key", 1, 256, 688, MUON_CUDA_TILE_AUTO,
+       MUON_CUDA_FP32},
       {"4 x 688x256 fp32, buffers grown", 4, 688, 256, MUON_CUDA_TILE_AUTO,
        MUON_CUDA_FP32},
       {"256x688 bf16, after the growth", 1, 256, 688, MUON_CUDA_TILE_AUTO,
@@ -247,11 +200,10 @@ void checkHostEntry(muon_cuda_ns_context *graphs, muon_cuda_ns_context *plain,
       fail(std::string("host entry ") + h.name + ": device entry: " + err);
       continue;
     }
-    for (auto [ctx, out] : {std::pair{graphs, &viaGraph},
-                            std::pair{plain, &viaPlain}})
+    for (auto [ctx, out] :
+         {std::pair{graphs, &viaGraph}, std::pair{plain, &viaPlain}})
       if (muon_cuda_ns_host(ctx, out->data(), h.batch, h.m, h.n, 5,
-                            kQuintic.data(), 3, 1e-7, h.precision,
-                            h.tile) != 0)
+                            kQuintic.data(), 3, 1e-7, h.precision, h.tile) != 0)
         err = muon_cuda_ns_error(ctx);
     if (!err.empty()) {
       fail(std::string("host entry ") + h.name + ": " + err);
@@ -315,10 +267,9 @@ int main() {
       // that is not one either (tile boundaries inside a block).
       {"96x200 tiles 32", 1, 96, 200, 5, kQuintic, 32},
       {"480x512 tiles 96", 1, 480, 512, 5, kQuintic, 96},
-      {"2 x 224x160 tall, tiles 32 / whole", 2, 224, 160, 5, kQuintic,
-       32, MUON_CUDA_TILE_FULL},
-      {"128x384 per-step coefficients, tiles 32", 1, 128, 384, 3, perStep,
-       32},
+      {"2 x 224x160 tall, tiles 32 / whole", 2, 224, 160, 5, kQuintic, 32,
+       MUON_CUDA_TILE_FULL},
+      {"128x384 per-step coefficients, tiles 32", 1, 128, 384, 3, perStep, 32},
       {"512x1024 tiles 128", 1, 512, 1024, 5, kQuintic, 128},
       {"64x64 zero steps", 1, 64, 64, 0, kQuintic, MUON_CUDA_TILE_AUTO},
       // A tile for each product: finer, coarser or whole against the other
@@ -377,7 +328,6 @@ int main() {
               MUON_CUDA_TILE_AUTO, "the GPU kernels take dimensions up to");
   cudaFree(dev);
   muon_cuda_ns_destroy(ctx);
-  std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED",
-              failures);
+  std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
   return failures ? 1 : 0;
 }
