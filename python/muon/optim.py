@@ -404,9 +404,23 @@ class Muon(torch.optim.Optimizer):
                 loss = closure()
         if self._mesh is None:
             everything = [p for g in self.param_groups for p in g["params"]]
-            self._mesh = (self._config._mesh(everything)
-                          if self._config is not None
-                          else _MeshInfo.of(everything))
+            mesh = (self._config._mesh(everything)
+                    if self._config is not None
+                    else _MeshInfo.of(everything))
+            ranks = math.prod(size for _, size in mesh.axes)
+            if ranks != _run.world_size():
+                # Plain tensors without torch.distributed make a 1-rank
+                # step; under mpirun with more processes every rank would
+                # stop with an error about its rank alone.
+                raise MuonError(
+                    f"the parameters make a step over {ranks} rank(s) "
+                    f"(plain tensors: torch.distributed's world, 1 when it "
+                    f"is not initialised), but the runtime's MPI job has "
+                    f"{_run.world_size()} process(es): start the job with "
+                    "mpirun, one process per rank, and initialise "
+                    "torch.distributed with the same ranks (or give the "
+                    "parameters DTensor placements on a mesh of them)")
+            self._mesh = mesh
             self._target = _target_of(everything)
         for gi, group in enumerate(self.param_groups):
             params = group["params"]

@@ -102,6 +102,24 @@ def test_process_group_form_with_plain_tensors(tmp_path):
     assert error < 1e-5
 
 
+def test_plain_tensors_under_mpirun_without_torch_distributed():
+    # Two processes, plain tensors, no torch.distributed: a 1-rank step in
+    # a 2-process job, refused on every rank with what to do.
+    code = ("import torch, muon\n"
+            "from muon.optim import Muon\n"
+            "w = torch.nn.Parameter(torch.ones(4, 4))\n"
+            "w.grad = torch.ones(4, 4)\n"
+            "try:\n"
+            "    Muon([w]).step()\n"
+            "except muon.MuonError as e:\n"
+            "    print('refused:', e)\n")
+    run = mpirun(2, "-c", code)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    assert run.stdout.count("refused: the parameters make a step over 1 "
+                            "rank(s)") == 2, run.stdout
+    assert "initialise torch.distributed" in run.stdout
+
+
 def test_process_group_form_refusals():
     from muon.optim import create_auto_config
     with pytest.raises(muon.MuonError, match="expert parallelism over "
