@@ -301,6 +301,16 @@ class Muon(torch.optim.Optimizer):
         b.add("w", (2, 2), ["replicate"])
         b.build()
 
+    def load_state_dict(self, state_dict) -> None:
+        """torch's, then a zero momentum for every parameter the loaded
+        state has none for (a torch.optim.Muon parameter that never had a
+        gradient), so that the state holds every momentum, as after the
+        constructor."""
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._momentum(p)
+
     def _momentum(self, p: torch.Tensor) -> torch.Tensor:
         """p's momentum buffer, zero where there is none yet (a state loaded
         from a torch.optim.Muon whose parameter never had a gradient)."""

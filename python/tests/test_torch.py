@@ -371,13 +371,16 @@ def test_a_group_added_later_steps_with_zero_momenta():
 
 def test_a_state_without_momenta_starts_them_at_zero():
     # A state_dict whose parameter never had a gradient (torch.optim.Muon's,
-    # or an empty one) has no momentum buffer: the step starts it at zero.
+    # or an empty one) has no momentum buffer: loading it gives the
+    # parameter a zero one, as the constructor does, and the step starts
+    # from it.
     torch.manual_seed(7)
     w = torch.nn.Parameter(torch.randn(6, 4))
     opt = Muon([w], lr=0.05, weight_decay=0.1)
     opt.load_state_dict(torch.optim.Muon([w]).state_dict()
                         | {"param_groups": opt.state_dict()["param_groups"]})
-    assert "momentum_buffer" not in opt.state[w]
+    assert torch.equal(opt.state[w]["momentum_buffer"], torch.zeros(6, 4))
+    assert "momentum_buffer" in opt.state_dict()["state"][0]
     w.grad = torch.randn(6, 4)
     rp, rm = muon_step(w.detach().double().numpy(), w.grad.numpy(),
                        np.zeros((6, 4)), lr=0.05, weight_decay=0.1)
