@@ -107,8 +107,8 @@ struct ConvertStepToLLVM
   /// dialect the lowering does not handle, in code around the step) as it
   /// is; the translation to LLVM IR would then fail with no location. The
   /// first such op in one of the module's functions is reported here, at
-  /// the op. (Nested modules, which the translation of this one leaves out,
-  /// and declarations outside functions are not looked at.)
+  /// the op. (Nested modules, which muon-to-llvm does not lower, and
+  /// declarations outside functions are not looked at.)
   static LogicalResult reportUnconverted(ModuleOp module) {
     Dialect *llvm = module.getContext()->getLoadedDialect<LLVM::LLVMDialect>();
     Operation *left = nullptr;
@@ -221,7 +221,7 @@ struct ConvertStepToLLVM
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns);
     // math (helpers of the step may use it): LLVM's intrinsics where it has
-    // one, otherwise a call to libm (tanh, erf, ...), which the process has.
+    // one, otherwise a call to libm (erf, log1p, ...), which the process has.
     populateMathToLLVMConversionPatterns(converter, patterns,
                                          /*approximateLog1p=*/false,
                                          /*benefit=*/2);
