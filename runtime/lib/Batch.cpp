@@ -116,10 +116,6 @@ PieceCounts pieceCounts(const Batch &b, const Communicator &c) {
   return p;
 }
 
-bool overlap(const TensorView &a, const TensorView &b) {
-  return a.data < b.data + b.numElements() && b.data < a.data + a.numElements();
-}
-
 /// Marks the items whose own piece can be copied directly (Item::local):
 /// rooted here, with the piece exactly where the full tensor holds it
 /// (nothing to copy) or operand and result apart, and no other item's
@@ -138,9 +134,9 @@ void markLocal(Batch &b, const Communicator &c, bool gathering) {
     bool contiguous = it.outer == 1 || it.extents[c.rank] == it.total;
     bool inPlace =
         contiguous && piece.data == full.data + it.offsets[c.rank] * it.inner;
-    it.local = inPlace || !overlap(it.in, it.out);
+    it.local = inPlace || !overlaps(it.in, it.out);
     for (const Item &other : b.items)
-      if (&other != &it && overlap(it.in, other.out))
+      if (&other != &it && overlaps(it.in, other.out))
         it.local = false;
   }
 }

@@ -79,9 +79,7 @@ struct Call {
     Request r{nullptr, {}, {}, {}, name, comm->name,
               tracing() ? traceNow() : 0.0};
     int64_t nIn = in.numElements(), nOut = out.numElements();
-    bool overlaps = in.data && out.data && in.data < out.data + nOut &&
-                    out.data < in.data + nIn;
-    if (deviceResident() && overlaps &&
+    if (deviceResident() && overlaps(in, out) &&
         !(in.data == out.data && nIn == nOut)) {
       float *copy = r.sent.resize(nIn);
       copyFloats(copy, in.data, nIn);

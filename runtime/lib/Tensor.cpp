@@ -79,3 +79,8 @@ std::vector<int64_t> muon::rt::valuesOf(const muon_rt_i64_array *a) {
     r.push_back(a->aligned[a->offset + i * a->stride]);
   return r;
 }
+
+bool muon::rt::overlaps(const TensorView &a, const TensorView &b) {
+  return a.data && b.data && a.data < b.data + b.numElements() &&
+         b.data < a.data + a.numElements();
+}

@@ -24,6 +24,9 @@ struct TensorView {
   std::string shapeStr() const;
 };
 
+/// Whether the memory of `a` and `b` (contiguous views) shares an element.
+bool overlaps(const TensorView &a, const TensorView &b);
+
 /// Reads an unranked f32 memref; aborts (naming `op`/`comm`) if it is not
 /// contiguous row-major.
 TensorView viewOf(const muon_rt_memref *m, const char *op,
