@@ -46,6 +46,13 @@
 // CHECK: tensor.extract_slice
 // CHECK-COUNT-1: dist.from_local
 // CHECK-NOT: dist.from_local
+// A tensor with a zero-size dim has no elements: its new blocks are made
+// (tensor.empty), not sliced.
+// CHECK-LABEL: func.func @empty
+// CHECK-NOT: tensor.extract_slice
+// CHECK: tensor.empty() : tensor<0x3xf32>
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
 
 dist.mesh @m [dp = 4, tp = 2]
 !s0 = !dist.tensor<16x8xf32, @m, [shard<0>, replicate]>
@@ -90,4 +97,10 @@ func.func @chain(%x: !s0) -> !s0 {
   %y = dist.redistribute %x : !s0 -> !r
   %z = dist.redistribute %y : !r -> !s0
   return %z : !s0
+}
+!e0 = !dist.tensor<0x6xf32, @m, [shard<0>, replicate]>
+!e1 = !dist.tensor<0x6xf32, @m, [replicate, shard<1>]>
+func.func @empty(%x: !e0) -> !e1 {
+  %y = dist.redistribute %x : !e0 -> !e1
+  return %y : !e1
 }

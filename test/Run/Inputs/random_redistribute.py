@@ -8,7 +8,8 @@ random layouts on the mesh: per axis shard<d>, replicate, reduced or partial
 (sum/avg in the source, any reduction in the target), a random nesting
 order where several axes shard one dim, and random storage on the
 replicated axes (dim or 2-D block, weighted or not, flat group member,
-whole tensor). muon-redistribute-check runs them on data.
+whole tensor). muon-redistribute-check runs them on data. With
+--zero-dim one dim of every shape is 0 (tensors without elements).
 """
 import argparse
 import random
@@ -59,8 +60,10 @@ def random_layout(rng, axes, rank, source, flat_groups, shape):
         d0, d1 = rng.sample(range(rank), 2)
         text += (f", storage = block<{d0} on {names[a]}{weights(names[a])}, "
                  f"{d1} on {names[b]}{weights(names[b])}>")
-    elif free and r < 0.45 and not any(p.startswith("shard") for p in placements):
-        # A flat group member: the compute block is the whole tensor.
+    elif (free and r < 0.45 and 0 not in shape
+          and not any(p.startswith("shard") for p in placements)):
+        # A flat group member (never empty): the compute block is the
+        # whole tensor.
         a = names[rng.choice(free)]
         numel = 1
         for s in shape:
@@ -83,6 +86,7 @@ def main():
     ap.add_argument("--mesh", required=True)
     ap.add_argument("--pairs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--zero-dim", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     axes = parse_mesh(a.mesh)
@@ -90,6 +94,8 @@ def main():
     for i in range(a.pairs):
         rank = rng.choice([2, 2, 2, 3])
         shape = [rng.randint(1, 13) for _ in range(rank)]
+        if a.zero_dim:
+            shape[rng.randrange(rank)] = 0
         src = random_layout(rng, axes, rank, True, groups, shape)
         dst = random_layout(rng, axes, rank, False, groups, shape)
         dims = "x".join(map(str, shape))

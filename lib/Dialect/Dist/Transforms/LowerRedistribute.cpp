@@ -402,6 +402,16 @@ private:
                  return s == held.getDimSize(d);
                });
     }
+    // A tensor with a zero-size dimension has no elements to cut: its
+    // blocks are made, not sliced (tensor.extract_slice refuses even an
+    // empty slice at offset 0 of a dimension of size 0).
+    bool empty = llvm::is_contained(shape, 0);
+    Type elementType = held.getElementType();
+    if (empty && flat)
+      return tensor::EmptyOp::create(
+          b, loc, ArrayRef<OpFoldResult>{perRank(flatSizes)}, elementType);
+    if (empty && !whole)
+      return tensor::EmptyOp::create(b, loc, szs, elementType);
     if (!whole)
       x = tensor::ExtractSliceOp::create(b, loc, x, offs, szs, strides);
     if (!flat)
