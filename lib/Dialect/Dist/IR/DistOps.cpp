@@ -8,6 +8,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace muon;
@@ -187,12 +188,18 @@ static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
       return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << " but the operand has " << in;
     return success();
-  case DimRule::Gather:
-    if (out != in * k)
+  case DimRule::Gather: {
+    int64_t gathered;
+    if (llvm::MulOverflow(in, k, gathered))
+      return op->emitOpError() << item << "result dimension " << d
+             << ": gathering " << in << " from each of " << k
+             << " ranks gives more than 2^63 - 1 elements";
+    if (out != gathered)
       return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << ", but gathering " << in
-             << " from each of " << k << " ranks gives " << in * k;
+             << " from each of " << k << " ranks gives " << gathered;
     return success();
+  }
   case DimRule::Scatter:
     if (in % k != 0)
       return op->emitOpError() << item << "result dimension "
