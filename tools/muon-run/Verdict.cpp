@@ -25,11 +25,14 @@ std::string shapeStr(const std::vector<int64_t> &s) {
   return r;
 }
 
-/// numpy.allclose(got, want, rtol, atol), plus the max errors.
+/// numpy.allclose(got, want, rtol, atol), plus the max errors over every
+/// element (a failed check still reports how far off the worst one is).
 bool compare(const Options &o, const std::vector<float> &got,
              const std::vector<float> &want, double &maxAbs, double &maxRel) {
-  bool ok = got.size() == want.size();
-  for (size_t k = 0; ok && k < got.size(); ++k) {
+  if (got.size() != want.size())
+    return false;
+  bool ok = true;
+  for (size_t k = 0; k < got.size(); ++k) {
     double d = std::fabs(static_cast<double>(got[k]) - want[k]);
     if (std::isnan(got[k]))
       d = INFINITY; // never written by any rank

@@ -17,22 +17,27 @@ def load(path):
     assert len(data) == 4 * count, path
     return header["shape"], struct.unpack(f"<{count}f", data)
 
-d, steps = sys.argv[1], int(sys.argv[2])
-names = sorted({os.path.basename(p).rsplit(".", 2)[0] for p in glob.glob(f"{d}/*.npy")})
-for name in names:
-    what = ["param_init", "momentum_init"] + [
-        f"{k}_step{t}" for t in range(steps)
-        for k in ("grad", "param", "momentum", "ref_param", "ref_momentum")]
-    shapes = set()
-    for w in what:
-        shapes.add(load(f"{d}/{name}.{w}.npy")[0])
-    assert len(shapes) == 1, (name, shapes)
-    worst = 0.0
-    for t in range(steps):
-        for k in ("param", "momentum"):
-            _, got = load(f"{d}/{name}.{k}_step{t}.npy")
-            _, ref = load(f"{d}/{name}.ref_{k}_step{t}.npy")
-            for g, r in zip(got, ref):
-                assert abs(g - r) <= 1e-5 + 1e-5 * abs(r), (name, k, t, g, r)
-                worst = max(worst, abs(g - r))
-    print(f"{name} {'x'.join(map(str, shapes.pop()))} {len(what)} files ok")
+def main():
+    d, steps = sys.argv[1], int(sys.argv[2])
+    names = sorted({os.path.basename(p).rsplit(".", 2)[0] for p in glob.glob(f"{d}/*.npy")})
+    for name in names:
+        what = ["param_init", "momentum_init"] + [
+            f"{k}_step{t}" for t in range(steps)
+            for k in ("grad", "param", "momentum", "ref_param", "ref_momentum")]
+        shapes = set()
+        for w in what:
+            shapes.add(load(f"{d}/{name}.{w}.npy")[0])
+        assert len(shapes) == 1, (name, shapes)
+        worst = 0.0
+        for t in range(steps):
+            for k in ("param", "momentum"):
+                _, got = load(f"{d}/{name}.{k}_step{t}.npy")
+                _, ref = load(f"{d}/{name}.ref_{k}_step{t}.npy")
+                for g, r in zip(got, ref):
+                    assert abs(g - r) <= 1e-5 + 1e-5 * abs(r), (name, k, t, g, r)
+                    worst = max(worst, abs(g - r))
+        print(f"{name} {'x'.join(map(str, shapes.pop()))} {len(what)} files ok")
+
+
+if __name__ == "__main__":
+    main()
