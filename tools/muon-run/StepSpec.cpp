@@ -18,6 +18,11 @@ using namespace muon;
 using namespace muon::run;
 using ::muon::optim::StepOp;
 
+/// Why an argument with two roles is refused.
+static constexpr const char *kOneValuePerArgument =
+    "; muon-run generates one value per argument, so give each role an "
+    "argument of its own";
+
 FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
   StringRef entry = o.entry;
   func::FuncOp fn;
@@ -133,6 +138,14 @@ FailureOr<StepSpec> run::describeStep(ModuleOp module, const Options &o) {
              << " = " << constant.value_or(0.0);
     return constant.value_or(0.0);
   };
+  // One argument as both lr and weight_decay is refused here, before the
+  // flags for them are asked for (the role table says the same later).
+  if (auto shared = dyn_cast_or_null<BlockArgument>(step.getLrValue());
+      shared && shared == step.getWeightDecayValue() &&
+      shared.getOwner()->getParentOp() == fn)
+    return fn.emitError("argument #")
+           << shared.getArgNumber() << " is both the lr and the weight_decay"
+           << kOneValuePerArgument;
   std::optional<double> lrConst, wdConst;
   if (std::optional<APFloat> v = step.getLr())
     lrConst = v->convertToDouble();
@@ -237,9 +250,7 @@ private:
       return at->emitError()
              << what << " #" << index << " is both the "
              << describe(triple(0)[0], triple(0)[2]) << " and the "
-             << describe(triple(1)[0], triple(1)[2])
-             << "; muon-run generates one value per argument, so give each "
-                "role an argument of its own";
+             << describe(triple(1)[0], triple(1)[2]) << kOneValuePerArgument;
     TensorSpec t;
     int64_t role = triple(0)[0];
     t.param = triple(0)[2];
