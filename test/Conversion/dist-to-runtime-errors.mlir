@@ -89,6 +89,74 @@ func.func @async_never_waited(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
 
 // -----
 
+// The request is waited exactly once: not under a condition that may skip
+// it (the result would be read unwritten)...
+dist.mesh @m [dp = 2]
+func.func @async_wait_in_if(%x: tensor<4x4xf32>, %c: i1) -> tensor<8x4xf32> {
+  // expected-error @below {{'dist.gather' op is asynchronous: its token is waited or yielded inside a nested region, which may run never or several times; wait it in the block that made it, or yield it out of the region}}
+  %r, %t = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
+  scf.if %c {
+    // expected-note @below {{the token is used here}}
+    dist.wait %t
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// ... nor in a loop that may wait it several times ...
+dist.mesh @m [dp = 2]
+func.func @async_wait_in_loop(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'dist.gather' op is asynchronous: its token is waited or yielded inside a nested region}}
+  %r, %t = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
+  scf.for %i = %c0 to %c2 step %c1 {
+    // expected-note @below {{the token is used here}}
+    dist.wait %t
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// ... nor yielded by a loop's body, which runs any number of times ...
+dist.mesh @m [dp = 2]
+func.func @async_yield_from_loop(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<8x4xf32>
+  %d = dist.completed_token
+  %out:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %e, %b = %d) -> (tensor<8x4xf32>, !dist.token) {
+    // expected-error @below {{'dist.gather' op is asynchronous: its token is yielded by 'scf.for', whose region may run several times; only the region of an scf.if, scf.index_switch or scf.execute_region may pass a token out}}
+    %r, %t = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
+    // expected-note @below {{the token is used here}}
+    scf.yield %r, %t : tensor<8x4xf32>, !dist.token
+  }
+  dist.wait %out#1
+  return %out#0 : tensor<8x4xf32>
+}
+
+// -----
+
+// ... nor handed to another op, such as a call whose callee waits it.
+dist.mesh @m [dp = 2]
+func.func private @waits(%t: !dist.token) {
+  dist.wait %t
+  return
+}
+func.func @async_token_to_call(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'dist.gather' op is asynchronous: its token goes to 'func.call'; it must go to a dist.wait, or an scf.yield towards one}}
+  %r, %t = dist.gather %x on @m axes [dp] dim 0 root 0 : tensor<4x4xf32> -> tensor<8x4xf32>, !dist.token
+  // expected-note @below {{the token is used here}}
+  func.call @waits(%t) : (!dist.token) -> ()
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 func.func @f16_batch(%x: tensor<4x4xf32>, %y: tensor<4x4xf16>) -> tensor<8x4xf32> {
   // expected-error @below {{'dist.scatter_batch' op operand type 'tensor<4x4xf16>' is not lowered to the host runtime: only f32 tensors are}}

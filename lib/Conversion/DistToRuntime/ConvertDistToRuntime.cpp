@@ -39,10 +39,15 @@ namespace {
 /// the token leaves a region (scf.yield), every result must leave with it;
 /// then the results are alive wherever the token is waited on. And no
 /// result may be read before that wait: the read would race with the
-/// runtime's write.
+/// runtime's write. The request must be waited exactly once on every path:
+/// the token goes to a dist.wait in the block that made it, or leaves that
+/// block by an scf.yield of a region that runs once (scf.if,
+/// scf.index_switch, scf.execute_region), never into a nested region (one
+/// that may run never or many times) or another op.
 LogicalResult checkAsyncResultsLive(Operation *op) {
   Value token = op->getResults().back();
   SmallVector<Value> results(op->getResults().drop_back());
+  Block *home = op->getBlock();
   while (true) {
     if (!token.hasOneUse())
       return op->emitOpError("is asynchronous: its token must have one use "
@@ -51,6 +56,28 @@ LogicalResult checkAsyncResultsLive(Operation *op) {
              << std::distance(token.use_begin(), token.use_end());
     OpOperand &use = *token.use_begin();
     Operation *tokenUser = use.getOwner();
+    auto refuse = [&](const Twine &why) {
+      InFlightDiagnostic d = op->emitOpError("is asynchronous: its token ")
+                             << why;
+      d.attachNote(tokenUser->getLoc()) << "the token is used here";
+      return d;
+    };
+    if (!isa<WaitOp, scf::YieldOp>(tokenUser))
+      return refuse("goes to '" + tokenUser->getName().getStringRef() +
+                    "'; it must go to a dist.wait, or an scf.yield towards "
+                    "one");
+    if (tokenUser->getBlock() != home)
+      return refuse("is waited or yielded inside a nested region, which may "
+                    "run never or several times; wait it in the block that "
+                    "made it, or yield it out of the region");
+    if (isa<scf::YieldOp>(tokenUser) &&
+        !isa<scf::IfOp, scf::IndexSwitchOp, scf::ExecuteRegionOp>(
+            tokenUser->getParentOp()))
+      return refuse("is yielded by '" +
+                    tokenUser->getParentOp()->getName().getStringRef() +
+                    "', whose region may run several times; only the "
+                    "region of an scf.if, scf.index_switch or "
+                    "scf.execute_region may pass a token out");
     for (auto [i, r] : llvm::enumerate(results))
       for (Operation *user : r.getUsers()) {
         Operation *at = tokenUser->getBlock()->findAncestorOpInBlock(*user);
@@ -83,6 +110,7 @@ LogicalResult checkAsyncResultsLive(Operation *op) {
     }
     token = parent->getResult(use.getOperandNumber());
     results = outer;
+    home = parent->getBlock();
   }
 }
 
