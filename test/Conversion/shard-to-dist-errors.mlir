@@ -72,6 +72,18 @@ func.func @too_many_offsets(%a: tensor<8x4xf32>) {
 
 // -----
 
+// The count is checked before the values: these would otherwise read as
+// offsets [0, 4, 4] that do not reach 16.
+shard.grid @g(shape = 2)
+func.func @too_many_offsets_first(%a: tensor<16x8xf32>) {
+  %s = shard.sharding @g split_axes = [[0]] sharded_dims_offsets = [0, 4, 4, 16] : !shard.sharding
+  // expected-error @below {{has a sharding with 4 sharded_dims_offsets; its split dims need 3 (the shard count + 1 for each)}}
+  %0 = shard.shard %a to %s : tensor<16x8xf32>
+  return
+}
+
+// -----
+
 shard.grid @g(shape = 2)
 func.func @offsets_short_of_length(%a: tensor<8x4xf32>) {
   %s = shard.sharding @g split_axes = [[0]] sharded_dims_offsets = [0, 4, 7] : !shard.sharding
@@ -323,11 +335,11 @@ func.func @owner_outside(%p: tensor<8x4xf32>, %g: tensor<8x4xf32>, %m: tensor<8x
 // -----
 
 // Too few sharded_dims_offsets for a dim split over two grid axes: the
-// message says how many the dim needs and from where.
+// message says how many the split dims need.
 shard.grid @g(shape = 2x3)
 func.func @few_offsets(%a: tensor<12x4xf32>) {
   %s = shard.sharding @g split_axes = [[0, 1]] sharded_dims_offsets = [0, 2, 4, 6, 8, 12] : !shard.sharding
-  // expected-error @below {{'shard.shard' op has a sharding with 6 sharded_dims_offsets; its split dims need the shard count + 1 each (dim 0 is split over 6 shards: 7 offsets from position 0)}}
+  // expected-error @below {{'shard.shard' op has a sharding with 6 sharded_dims_offsets; its split dims need 7 (the shard count + 1 for each)}}
   %0 = shard.shard %a to %s : tensor<12x4xf32>
   return
 }

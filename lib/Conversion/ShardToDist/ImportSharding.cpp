@@ -130,6 +130,22 @@ muon::importSharding(shard::ShardingOp sharding, ArrayRef<int64_t> shape,
   // Shard sizes, dim by dim, against sharded_dims_offsets (k + 1 entries
   // per split dim, split dims in order) or shard's own uneven rule.
   ArrayRef<int64_t> given = sharding.getStaticShardedDimsOffsets();
+  auto shardsOf = [&](ArrayRef<int16_t> axes) {
+    int64_t shards = 1;
+    for (int a : axes)
+      shards *= mesh.sizes[a];
+    return shards;
+  };
+  // The count first: with too few or too many, the values would be read
+  // against the wrong dims.
+  size_t needed = 0;
+  for (shard::GridAxesAttr axesAttr : splitAxes)
+    if (!axesAttr.empty())
+      needed += shardsOf(axesAttr.asArrayRef()) + 1;
+  if (!given.empty() && given.size() != needed)
+    return emitError() << "has a sharding with " << given.size()
+                       << " sharded_dims_offsets; its split dims need "
+                       << needed << " (the shard count + 1 for each)";
   size_t pos = 0;
   for (auto [d, axesAttr] : llvm::enumerate(splitAxes)) {
     if (axesAttr.empty())
@@ -137,20 +153,10 @@ muon::importSharding(shard::ShardingOp sharding, ArrayRef<int64_t> shape,
     auto dim = static_cast<int64_t>(d);
     std::vector<int> axes(axesAttr.asArrayRef().begin(),
                           axesAttr.asArrayRef().end());
-    int64_t shards = 1;
-    for (int a : axes)
-      shards *= mesh.sizes[a];
+    int64_t shards = shardsOf(axesAttr.asArrayRef());
     int64_t length = shape[dim];
     SmallVector<int64_t> theirs;
     if (!given.empty()) {
-      if (given.size() - pos < static_cast<size_t>(shards) + 1)
-        return emitError()
-               << "has a sharding with " << given.size()
-               << " sharded_dims_offsets; its split dims need the shard "
-                  "count + 1 each (dim "
-               << dim << " is split over " << shards
-               << " shards: " << shards + 1 << " offsets from position " << pos
-               << ")";
       theirs.assign(given.begin() + pos, given.begin() + pos + shards + 1);
       pos += shards + 1;
       if (theirs.front() != 0 || theirs.back() != length ||
@@ -178,10 +184,6 @@ muon::importSharding(shard::ShardingOp sharding, ArrayRef<int64_t> shape,
                 "length the shard count divides (weights exist only for "
                 "storage sharding)";
   }
-  if (pos != given.size())
-    return emitError() << "has a sharding with " << given.size()
-                       << " sharded_dims_offsets; its split dims need "
-                       << pos;
 
   SmallVector<dist::PlacementAttr> placements;
   for (const layout::Placement &p : l.placements)

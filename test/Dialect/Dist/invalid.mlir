@@ -90,6 +90,12 @@ dist.mesh @m [dp = 2]
 // expected-error @+1 {{flat group over mesh axis 'dp' has non-positive weight -1; weights must be positive}}
 dist.flat_group @g on @m[dp] numel [4] weights [1, -1]
 
+// -----
+
+dist.mesh @m [dp = 4]
+// expected-error @+1 {{'dist.flat_group' op 'weights' needs one positive weight per rank of mesh axis 'dp', got none (leave it out for an even split)}}
+dist.flat_group @g on @m[dp] numel [4] weights []
+
 //===----------------------------------------------------------------------===//
 // Placements, layouts and !dist.tensor (checked where an op uses the type)
 //===----------------------------------------------------------------------===//

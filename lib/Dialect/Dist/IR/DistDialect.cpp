@@ -20,8 +20,8 @@ namespace {
 /// (`!t4096x4096_s0s1 = !dist.tensor<4096x4096xf32, @m, [shard<0>,
 /// shard<1>]>`), and refers to it by name. The name gives the shape and one
 /// code per mesh axis (sD shard<D>, r replicate, p partial, d reduced);
-/// types that differ only in storage, order or element type get a numeric
-/// suffix from the printer.
+/// types the name does not tell apart (storage, order, element type, mesh,
+/// a partial's reduction) get a numeric suffix from the printer.
 struct DistOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
 

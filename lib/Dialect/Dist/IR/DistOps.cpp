@@ -438,6 +438,11 @@ FlatGroupOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(axes))
     return failure();
   if (std::optional<ArrayRef<int64_t>> weights = getWeights()) {
+    // An empty list would read as an even split; say so rather than guess.
+    if (weights->empty())
+      return emitOpError("'weights' needs one positive weight per rank of "
+                         "mesh axis '")
+             << getAxis() << "', got none (leave it out for an even split)";
     std::string err = layout::verifyWeights(
         std::vector<int64_t>(weights->begin(), weights->end()),
         axes->groupSize, "flat group over mesh axis '" + getAxis().str() + "'");

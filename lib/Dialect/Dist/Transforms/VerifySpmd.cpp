@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
@@ -62,11 +63,104 @@ std::string axisList(ArrayAttr axes) {
   return "[" + s + "]";
 }
 
-bool containsCollective(Operation *op) {
-  return op
-      ->walk([](CollectiveOpInterface) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
+/// Which functions issue collectives, directly or through the functions
+/// they call, and on which mesh axes: a call is checked like the
+/// collectives it reaches.
+class CollectiveReach {
+public:
+  CollectiveReach(Operation *root, SymbolTableCollection &tables)
+      : tables(tables) {
+    root->walk([&](FunctionOpInterface f) {
+      Info &info = infos[f.getOperation()];
+      f->walk([&](Operation *op) {
+        if (auto coll = dyn_cast<CollectiveOpInterface>(op)) {
+          std::set<MeshAxis> a = axesOf(coll.getMeshAttr(), coll.getAxes());
+          info.axes.insert(a.begin(), a.end());
+          info.reaches = true;
+        } else if (auto call = dyn_cast<CallOpInterface>(op)) {
+          if (FunctionOpInterface g = callee(call))
+            info.callees.push_back(g.getOperation());
+        }
+      });
+    });
+    // Up the call graph until nothing changes (calls may form cycles).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto &[f, info] : infos)
+        for (Operation *g : info.callees) {
+          auto it = infos.find(g);
+          if (it == infos.end() || !it->second.reaches)
+            continue;
+          size_t before = info.axes.size();
+          info.axes.insert(it->second.axes.begin(), it->second.axes.end());
+          changed |= !info.reaches || info.axes.size() != before;
+          info.reaches = true;
+        }
+    }
+  }
+
+  /// The function a call runs, when it has a body here.
+  FunctionOpInterface callee(CallOpInterface call) const {
+    auto f = dyn_cast_or_null<FunctionOpInterface>(
+        call.resolveCallableInTable(&tables));
+    return f && !f.isExternal() ? f : FunctionOpInterface();
+  }
+
+  /// Whether a call leads to collectives.
+  bool reaches(CallOpInterface call) const {
+    FunctionOpInterface f = callee(call);
+    return f && infos.lookup(f.getOperation()).reaches;
+  }
+
+  /// The mesh axes of the collectives a call leads to.
+  std::set<MeshAxis> axesReached(CallOpInterface call) const {
+    FunctionOpInterface f = callee(call);
+    return f ? infos.lookup(f.getOperation()).axes : std::set<MeshAxis>();
+  }
+
+  /// Whether `op` or anything nested in it issues a collective, itself or
+  /// through a call.
+  bool contains(Operation *op) const {
+    return op
+        ->walk([&](Operation *inner) {
+          if (isa<CollectiveOpInterface>(inner))
+            return WalkResult::interrupt();
+          if (auto call = dyn_cast<CallOpInterface>(inner);
+              call && reaches(call))
+            return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// Calls `fn` on every collective of `f` and of the functions it reaches.
+  void forEachCollective(FunctionOpInterface f,
+                         function_ref<void(CollectiveOpInterface)> fn) const {
+    DenseSet<Operation *> seen;
+    SmallVector<Operation *> todo{f.getOperation()};
+    while (!todo.empty()) {
+      Operation *g = todo.pop_back_val();
+      if (!seen.insert(g).second)
+        continue;
+      g->walk([&](Operation *op) {
+        if (auto coll = dyn_cast<CollectiveOpInterface>(op))
+          fn(coll);
+        else if (auto call = dyn_cast<CallOpInterface>(op))
+          if (FunctionOpInterface h = callee(call))
+            todo.push_back(h.getOperation());
+      });
+    }
+  }
+
+private:
+  struct Info {
+    bool reaches = false;
+    std::set<MeshAxis> axes;
+    std::vector<Operation *> callees;
+  };
+  SymbolTableCollection &tables;
+  DenseMap<Operation *, Info> infos;
+};
 
 //===----------------------------------------------------------------------===//
 // 1. Control flow around collectives
@@ -119,12 +213,17 @@ private:
 };
 
 LogicalResult checkControlFlow(FunctionOpInterface func,
-                               SymbolTableCollection &tables) {
+                               SymbolTableCollection &tables,
+                               const CollectiveReach &reach) {
   VarianceAnalysis analysis(func, tables);
   LogicalResult result = success();
-  func->walk([&](CollectiveOpInterface coll) {
-    Operation *op = coll.getOperation();
-    std::set<MeshAxis> comm = axesOf(coll.getMeshAttr(), coll.getAxes());
+  func->walk([&](Operation *op) {
+    auto coll = dyn_cast<CollectiveOpInterface>(op);
+    auto call = dyn_cast<CallOpInterface>(op);
+    if (!coll && !(call && reach.reaches(call)))
+      return WalkResult::advance();
+    std::set<MeshAxis> comm = coll ? axesOf(coll.getMeshAttr(), coll.getAxes())
+                                   : reach.axesReached(call);
     for (Operation *p = op->getParentOp(); p && p != func.getOperation();
          p = p->getParentOp()) {
       Variance v;
@@ -151,13 +250,17 @@ LogicalResult checkControlFlow(FunctionOpInterface func,
                 a.second + "', one of the communicator's own axes";
       if (why.empty())
         continue;
-      InFlightDiagnostic diag =
-          op->emitOpError("breaks the SPMD rule: the ranks of its "
-                          "communicator (mesh ")
-          << coll.getMeshAttr() << " axes " << axisList(coll.getAxes())
-          << ") may not all reach it: " << why
-          << "; every member must issue every collective (hoist it out and "
-             "let non-owners pass a placeholder)";
+      InFlightDiagnostic diag = op->emitOpError("breaks the SPMD rule: ");
+      if (coll)
+        diag << "the ranks of its communicator (mesh " << coll.getMeshAttr()
+             << " axes " << axisList(coll.getAxes()) << ")";
+      else
+        diag << "it calls @"
+             << SymbolTable::getSymbolName(reach.callee(call)).getValue()
+             << ", which issues collectives, and their members";
+      diag << " may not all reach it: " << why
+           << "; every member must issue every collective (hoist it out and "
+              "let non-owners pass a placeholder)";
       diag.attachNote(p->getLoc()) << "the control flow is here";
       result = failure();
       return WalkResult::interrupt();
@@ -291,8 +394,8 @@ public:
   static constexpr int64_t kMaxSimulatedOps = int64_t(1) << 28;
 
   RankSimulator(SymbolTableCollection &tables, CommClasses &classes,
-                int64_t &budget)
-      : tables(tables), classes(classes), budget(budget) {}
+                const CollectiveReach &reach, int64_t &budget)
+      : tables(tables), classes(classes), reach(reach), budget(budget) {}
 
   LogicalResult simulate(int64_t r, Block &block) {
     rank = r;
@@ -308,8 +411,11 @@ private:
   int64_t rank = 0;
   SymbolTableCollection &tables;
   CommClasses &classes;
+  const CollectiveReach &reach;
   int64_t &budget;
   DenseMap<Value, Attribute> env;
+  /// The functions being run through calls (a cycle cannot be decided).
+  SmallVector<Operation *> calling;
 
   LogicalResult run(Block &block) {
     // The simulation follows structured control flow only: which of the
@@ -383,8 +489,7 @@ private:
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       std::optional<int64_t> cond = intOf(ifOp.getCondition());
       if (!cond)
-        return containsCollective(op) ? undecidable(op, "this branch")
-                                      : success();
+        return reach.contains(op) ? undecidable(op, "this branch") : success();
       Region &region = *cond ? ifOp.getThenRegion() : ifOp.getElseRegion();
       if (region.empty())
         return success();
@@ -397,7 +502,7 @@ private:
       return success();
     }
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      if (!containsCollective(op))
+      if (!reach.contains(op))
         return success();
       std::optional<int64_t> lb = intOf(forOp.getLowerBound()),
                              ub = intOf(forOp.getUpperBound()),
@@ -420,8 +525,10 @@ private:
       }
       return success();
     }
+    if (auto call = dyn_cast<CallOpInterface>(op); call && reach.reaches(call))
+      return runCall(call);
     if (op->getNumRegions() != 0) {
-      if (!containsCollective(op))
+      if (!reach.contains(op))
         return success();
       if (auto exec = dyn_cast<scf::ExecuteRegionOp>(op))
         return run(exec.getRegion().front());
@@ -429,6 +536,35 @@ private:
                                  op->getName().getStringRef().str() + "'");
     }
     fold(op);
+    return success();
+  }
+
+  /// Runs the body of a function a call leads to collectives through, with
+  /// what is known of the arguments; what it returns is known after.
+  LogicalResult runCall(CallOpInterface call) {
+    FunctionOpInterface f = reach.callee(call);
+    if (llvm::is_contained(calling, f.getOperation()))
+      return undecidable(call, "how deep the recursion through @" +
+                                   SymbolTable::getSymbolName(f).str() +
+                                   " goes");
+    Block &body = f.getFunctionBody().front();
+    if (body.getNumArguments() != call.getArgOperands().size())
+      return undecidable(call, "the arguments of this call");
+    for (auto [arg, v] : llvm::zip(body.getArguments(), call.getArgOperands()))
+      if (Attribute a = lookup(v))
+        env[arg] = a;
+      else
+        env.erase(arg);
+    calling.push_back(f.getOperation());
+    LogicalResult ran = run(body);
+    calling.pop_back();
+    if (failed(ran))
+      return failure();
+    Operation *ret = body.getTerminator();
+    if (ret && ret->getNumOperands() == call->getNumResults())
+      for (auto [res, v] : llvm::zip(call->getResults(), ret->getOperands()))
+        if (Attribute a = lookup(v))
+          env[res] = a;
     return success();
   }
 
@@ -480,7 +616,8 @@ std::string rankList(const std::vector<int64_t> &ranks) {
 /// communicator class with the instance's first member as it goes: time is
 /// ranks x (skeleton + classes), memory one sequence per instance.
 LogicalResult checkSequences(FunctionOpInterface func,
-                             SymbolTableCollection &tables, bool print) {
+                             SymbolTableCollection &tables,
+                             const CollectiveReach &reach, bool print) {
   // The meshes the function's collectives run on; all ranks of the world
   // must be members of each, so they must have one size. Every class is
   // known before the first rank runs, so a rank that issues nothing on a
@@ -488,20 +625,19 @@ LogicalResult checkSequences(FunctionOpInterface func,
   CommClasses classes(tables);
   MeshOp mesh;
   LogicalResult sizes = success();
-  func->walk([&](CollectiveOpInterface coll) {
+  reach.forEachCollective(func, [&](CollectiveOpInterface coll) {
     MeshOp m = lookupMesh(coll, coll.getMeshAttr(), &tables);
-    if (!m)
-      return WalkResult::advance();
+    if (!m || failed(sizes))
+      return;
     if (mesh && m.getNumRanks() != mesh.getNumRanks()) {
       coll->emitOpError("dist-verify-spmd: one function uses meshes of ")
           << mesh.getNumRanks() << " and " << m.getNumRanks()
           << " ranks; cannot tell which ranks run it";
       sizes = failure();
-      return WalkResult::interrupt();
+      return;
     }
     mesh = m;
     classes.classOf(coll);
-    return WalkResult::advance();
   });
   if (failed(sizes))
     return failure();
@@ -512,7 +648,7 @@ LogicalResult checkSequences(FunctionOpInterface func,
 
   int64_t numRanks = mesh.getNumRanks();
   int64_t budget = RankSimulator::kMaxSimulatedOps;
-  RankSimulator sim(tables, classes, budget);
+  RankSimulator sim(tables, classes, reach, budget);
   std::vector<std::map<std::vector<int64_t>, Instance>> instances(
       classes.size());
   for (int64_t r = 0; r < numRanks; ++r) {
@@ -578,12 +714,13 @@ struct DistVerifySpmdPass
     if (failed(muon::dist::verifyDistTypesIn(getOperation())))
       return signalPassFailure();
     SymbolTableCollection tables;
+    CollectiveReach reach(getOperation(), tables);
     bool ok = true;
     getOperation().walk([&](FunctionOpInterface func) {
       if (func.isExternal())
         return;
-      if (failed(checkControlFlow(func, tables)) ||
-          failed(checkSequences(func, tables, printSequences)))
+      if (failed(checkControlFlow(func, tables, reach)) ||
+          failed(checkSequences(func, tables, reach, printSequences)))
         ok = false;
     });
     if (!ok)

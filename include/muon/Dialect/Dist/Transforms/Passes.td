@@ -61,6 +61,13 @@ def DistVerifySpmd : Pass<"dist-verify-spmd", "mlir::ModuleOp"> {
        communicator all members must issue identical collectives (op,
        axes, dims, root, sizes, types) in the same order.
 
+    A call to a function with a body that issues collectives (itself or
+    through its own calls) counts as those collectives: check 1 applies to
+    the call with the axes of all of them, and the simulation runs the
+    callee's body at the call with what is known of its arguments (a
+    recursion that reaches collectives cannot be simulated and is refused).
+    Every function is also checked on its own, as an entry point.
+
     The IR is not changed. With `print-sequences`, the per-communicator
     sequences are printed.
   }];
