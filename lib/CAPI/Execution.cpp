@@ -2,6 +2,7 @@
 
 #include "muon-c/Execution.h"
 
+#include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Execution/CompiledEntry.h"
 #include "muon/Runtime/muon_runtime.h"
 
@@ -203,12 +204,14 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
       return mlirLogicalResultFailure();
     }
     // The same rule as muon-run's --lr and the muon.step verifier: a NaN
-    // or infinite rate would turn every parameter into NaN.
-    if (a.isScalar && !(std::isfinite(a.scalar) && a.scalar >= 0)) {
+    // or huge rate would turn every parameter into NaN or inf.
+    if (a.isScalar &&
+        !(a.scalar >= 0 && a.scalar <= muon::optim::kMaxLrOrWeightDecay)) {
       report(errorCallback, userData,
              "argument #" + std::to_string(i) +
-                 " (an f64 hyper-parameter) must be a finite number >= 0, "
-                 "got " + std::to_string(a.scalar));
+                 " (an f64 hyper-parameter) must be a number in [0, 2^60], "
+                 "got " +
+                 std::to_string(a.scalar));
       return mlirLogicalResultFailure();
     }
     if (a.isScalar)

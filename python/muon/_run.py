@@ -252,9 +252,11 @@ class CompiledStep:
         for (role, param), want in zip(self._args, self._arg_shapes):
             if role in scalars:
                 value = float(scalars[role])
-                if not (value >= 0 and value != float("inf")):
-                    raise MuonError(f"{_ROLE_NAMES[role]} must be a finite "
-                                    f"number >= 0, got {value}")
+                # muon.step's bound on the constant form (the step computes
+                # in f32).
+                if not 0 <= value <= 2.0 ** 60:
+                    raise MuonError(f"{_ROLE_NAMES[role]} must be a number in "
+                                    f"[0, 2^60], got {value}")
                 buffers.append(value)
                 continue
             name = self.param_names[param]

@@ -35,7 +35,9 @@ def newton_schulz(u: np.ndarray, ns_steps: int = 5,
     tall = x.shape[0] > x.shape[1]
     if tall:
         x = x.T
-    x = x / (np.linalg.norm(x) + eps)
+    norm = np.linalg.norm(x) + eps
+    # An all-zero matrix with eps = 0 stays zero (0 / 0 would be NaN).
+    x = x / norm if norm > 0 else np.zeros_like(x)
     for i in range(ns_steps):
         a, b, c = coeffs[i if len(coeffs) > 1 else 0]
         A = x @ x.T

@@ -138,7 +138,10 @@ void orthogonalise(const float *g, float *out, int64_t m, int64_t n,
   double norm = 0;
   for (int64_t k = 0; k < p * q; ++k)
     norm += static_cast<double>(g[k]) * g[k];
-  double s = 1.0 / (std::sqrt(norm) + eps);
+  // An all-zero operand with eps = 0 has nothing to scale: s = 0 keeps it
+  // zero (1 / 0 would make it NaN), and zero stays zero through the loop.
+  double d = std::sqrt(norm) + eps;
+  double s = d > 0 ? 1.0 / d : 0.0;
   // With eps = 0 an operand of subnormal norm has s beyond the f32 range:
   // 2^64 of it is applied afterwards, exactly (a power of two), so X is
   // finite as the formula says.

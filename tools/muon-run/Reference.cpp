@@ -44,9 +44,12 @@ std::vector<float> newtonSchulz(std::vector<float> x, int64_t rows,
   double sq = 0;
   for (float v : x)
     sq += static_cast<double>(v) * v;
-  float inv = static_cast<float>(1.0 / (std::sqrt(sq) + h.eps));
+  // Scaled in f64: a subnormal norm (eps = 0) gives an s past the f32
+  // range, and an all-zero matrix (eps = 0) stays zero.
+  double d = std::sqrt(sq) + h.eps;
+  double s = d > 0 ? 1.0 / d : 0.0;
   for (float &v : x)
-    v *= inv;
+    v = static_cast<float>(v * s);
   for (int64_t it = 0; it < h.nsSteps; ++it) {
     size_t base = h.coeffs.size() == 3 ? 0 : 3 * it;
     float a = h.coeffs[base], b = h.coeffs[base + 1], c = h.coeffs[base + 2];

@@ -10,9 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
-#include "muon/Execution/CompiledEntry.h"
 #include "ObjectCache.h"
 #include "Options.h"
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Execution/CompiledEntry.h"
 
 #include "muon/InitAll.h"
 #include "muon/Support/LargeStack.h"
@@ -224,11 +225,14 @@ std::string validateOptions() {
     return "--atol must be a finite number >= 0, got " + number(atolOpt);
   if (optLevel < 0 || optLevel > 3)
     return "-O must be 0, 1, 2 or 3, got " + std::to_string(optLevel);
-  if (lrOpt.getNumOccurrences() && (!std::isfinite(lrOpt) || lrOpt < 0))
-    return "--lr must be a finite number >= 0, got " + number(lrOpt);
-  if (weightDecayOpt.getNumOccurrences() &&
-      (!std::isfinite(weightDecayOpt) || weightDecayOpt < 0))
-    return "--weight-decay must be a finite number >= 0, got " +
+  // The bounds of the step's own attributes (muon.step's verifier).
+  auto rate = [](double v) {
+    return v >= 0 && v <= muon::optim::kMaxLrOrWeightDecay;
+  };
+  if (lrOpt.getNumOccurrences() && !rate(lrOpt))
+    return "--lr must be a number in [0, 2^60], got " + number(lrOpt);
+  if (weightDecayOpt.getNumOccurrences() && !rate(weightDecayOpt))
+    return "--weight-decay must be a number in [0, 2^60], got " +
            number(weightDecayOpt);
   if (timeout.getNumOccurrences() && (!std::isfinite(timeout) || timeout <= 0))
     return "--timeout must be a positive, finite number of seconds, got " +

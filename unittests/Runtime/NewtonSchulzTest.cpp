@@ -4,7 +4,7 @@
 // docs/muon-dialect.md, on shapes around the 32-element tiles its copies
 // work in (wide, tall: transposed, batches, in place), and on an operand
 // whose norm is subnormal with eps = 0 (1 / norm then exceeds the f32
-// range).
+// range) or zero with eps = 0 (it stays zero, not NaN), in both modes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +95,22 @@ TEST(RuntimeNewtonSchulz, SubnormalNormWithoutEps) {
   // ||G|| about 1e-39: 1 / ||G|| is past the largest f32, yet X is finite.
   check(1, 1, 1, /*inPlace=*/false, 1e-39f, 0.0, 2e-5);
   check(1, 4, 6, /*inPlace=*/false, 1e-41f, 0.0, 2e-5);
+}
+
+TEST(RuntimeNewtonSchulz, ZeroWithoutEpsStaysZero) {
+  // 1 / (0 + 0) would make every element NaN; the result is zero instead.
+  for (int mode : {MUON_RT_NS_FP32, MUON_RT_NS_BF16})
+    for (auto [m, n] :
+         std::vector<std::pair<int64_t, int64_t>>{{3, 5}, {5, 3}}) {
+      std::vector<float> g(m * n, 0.0f), out(m * n, NAN);
+      Memref in(g.data(), {m, n}), result(out.data(), {m, n});
+      double coeffs[] = {kCoeffs[0], kCoeffs[1], kCoeffs[2]};
+      muon_rt_f64_array c = {coeffs, coeffs, 0, 3, 1};
+      _mlir_ciface_muon_rt_newton_schulz(&in.ref, &result.ref, 5, &c, 0.0,
+                                         mode);
+      for (float v : out)
+        ASSERT_EQ(v, 0.0f) << m << "x" << n << " mode " << mode;
+    }
 }
 
 } // namespace

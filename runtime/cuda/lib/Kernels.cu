@@ -72,8 +72,10 @@ __global__ void inverseNorms(const double *partial, int64_t blocks,
   for (int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
     acc += partial[i];
   double sum = blockSum(acc);
+  // An all-zero entry with eps = 0 stays zero (1 / 0 would make it NaN).
+  double d = sqrt(sum) + eps;
   if (threadIdx.x == 0)
-    scale[b] = (float)(1.0 / (sqrt(sum) + eps));
+    scale[b] = d > 0 ? (float)(1.0 / d) : 0.0f;
 }
 
 /// dst (rows x cols, row-major) = f(src) where src is cols x rows row-major

@@ -105,3 +105,106 @@ func.func @partial_and_reduced_unreduced(%x: !pr) -> !rr {
   %R = dist.from_local %l : tensor<8x8xf32> -> !rr
   return %R : !rr
 }
+
+// -----
+
+// Through regions: a result takes the facts of what its regions yield (and
+// of a loop's initial value).
+dist.mesh @m [dp = 2]
+!p_t = !dist.tensor<8x8xf32, @m, [partial<sum>]>
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+func.func @through_if(%p: !p_t, %x: !rep, %c: i1) -> !rep {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %r = scf.if %c -> tensor<8x8xf32> {
+    scf.yield %pl : tensor<8x8xf32>
+  } else {
+    scf.yield %xl : tensor<8x8xf32>
+  }
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+func.func @through_loop(%p: !p_t, %x: !rep) -> !rep {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %xl) -> tensor<8x8xf32> {
+    %s = arith.addf %acc, %pl : tensor<8x8xf32>
+    scf.yield %s : tensor<8x8xf32>
+  }
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+func.func @loop_reduces(%p: !p_t) -> !rep {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = dist.all_reduce %pl on @m axes [dp] reduce sum : tensor<8x8xf32> -> tensor<8x8xf32>
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%acc = %a) -> tensor<8x8xf32> {
+    %s = arith.mulf %acc, %acc : tensor<8x8xf32>
+    scf.yield %s : tensor<8x8xf32>
+  }
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+
+// -----
+
+// A rank query makes what it indexes differ between ranks: over every axis
+// for dist.rank, over its own axes for dist.coord.
+dist.mesh @m [dp = 2, tp = 2]
+!rep = !dist.tensor<8x8xf32, @m, [replicate, replicate]>
+!rep4 = !dist.tensor<4x8xf32, @m, [replicate, replicate]>
+!rep4_s = !dist.tensor<8x8xf32, @m, [replicate, shard<0>]>
+func.func @by_rank(%x: !rep) -> !rep4 {
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %r = dist.rank @m
+  %c1 = arith.constant 1 : index
+  %off = arith.andi %r, %c1 : index
+  %s = tensor.extract_slice %xl[%off, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  // expected-error @+2 {{result differs between the ranks of mesh axis 'dp'}}
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'tp'}}
+  %S = dist.from_local %s : tensor<4x8xf32> -> !rep4
+  return %S : !rep4
+}
+func.func @by_tp_coord(%x: !rep) -> !rep4_s {
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %t = dist.coord @m axes [tp]
+  %c4 = arith.constant 4 : index
+  %off = arith.muli %t, %c4 : index
+  %s = tensor.extract_slice %xl[%off, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  %S = dist.from_local %s : tensor<4x8xf32> -> !rep4_s
+  return %S : !rep4_s
+}
+
+// -----
+
+// A call's results take the facts of what the callee returns, from its own
+// body: a callee that all-reduces returns the same data on every rank.
+dist.mesh @m [dp = 2]
+!p_t = !dist.tensor<8x8xf32, @m, [partial<sum>]>
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+func.func @via_call(%p: !p_t) -> !rep {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %r = func.call @reduce(%pl) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+func.func private @reduce(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %a = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %a : tensor<8x8xf32>
+}
+func.func @call_returns_partial(%p: !p_t) -> !rep {
+  %r = func.call @local_of(%p) : (!p_t) -> tensor<8x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+func.func private @local_of(%p: !p_t) -> tensor<8x8xf32> {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  return %pl : tensor<8x8xf32>
+}

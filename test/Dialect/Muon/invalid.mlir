@@ -567,6 +567,38 @@ func.func @nan_weight_decay(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
 
 // -----
 
+// Finite in f64 but past what the f32 step can use: 1e300 would round to
+// inf in f32 and turn every parameter into inf or NaN.
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @huge_lr(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{lr must be at most 2^60 (the step computes in f32), got 1.000000e+300}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 1.0e300 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @huge_weight_decay(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-error @+1 {{weight_decay must be at most 2^60 (the step computes in f32), got 2.000000e+18}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 0.02 : f64, weight_decay = 2.0e18 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+// 2^60 itself is accepted.
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @largest_rates(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t) {lr = 1.152921504606846976e18 : f64, weight_decay = 1.152921504606846976e18 : f64}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 func.func @infinite_eps(%p: !t, %g: !t, %m: !t) -> (!t, !t) {

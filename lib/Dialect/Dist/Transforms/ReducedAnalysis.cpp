@@ -4,6 +4,8 @@
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
 using namespace mlir;
 using namespace muon;
@@ -40,7 +42,23 @@ std::optional<Declared> declaredOf(DistTensorType type, MeshOp mesh,
 
 ReducedAnalysis::ReducedAnalysis(Operation *root, ReducedRule rule)
     : rule(rule) {
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) { visit(op); });
+  root->walk<WalkOrder::PreOrder>([&](FunctionOpInterface f) {
+    analyse(f);
+    return WalkResult::skip(); // its body is done; nested functions too
+  });
+}
+
+void ReducedAnalysis::analyse(FunctionOpInterface f) {
+  if (!analysed.insert(f.getOperation()).second)
+    return;
+  inProgress.insert(f.getOperation());
+  // Post-order: the ops in a region come before the op that holds it, so
+  // what a region yields is known when its results are given facts.
+  f->walk<WalkOrder::PostOrder>([&](Operation *op) {
+    if (op != f.getOperation())
+      visit(op);
+  });
+  inProgress.erase(f.getOperation());
 }
 
 const ReducedState *ReducedAnalysis::lookup(Value v) const {
@@ -64,8 +82,13 @@ std::optional<ReducedState> ReducedAnalysis::fromType(DistTensorType type,
 /// An op the analysis knows nothing special about: its results vary where
 /// any operand does; `reduced` follows the rule, minus the varying axes.
 std::optional<ReducedState> ReducedAnalysis::combine(Operation *op) {
+  SmallVector<Value> operands(op->getOperands());
+  return combine(operands);
+}
+
+std::optional<ReducedState> ReducedAnalysis::combine(ArrayRef<Value> values) {
   std::optional<ReducedState> out;
-  for (Value v : op->getOperands()) {
+  for (Value v : values) {
     const ReducedState *s = lookup(v);
     if (!s)
       continue;
@@ -90,12 +113,13 @@ std::optional<ReducedState> ReducedAnalysis::combine(Operation *op) {
 }
 
 void ReducedAnalysis::visit(Operation *op) {
+  // Results of every type are followed: a rank query's index makes what it
+  // indexes or decides differ between ranks too.
   auto setAll = [&](const std::optional<ReducedState> &s) {
     if (!s)
       return;
     for (Value r : op->getResults())
-      if (isa<RankedTensorType>(r.getType()))
-        states[r] = *s;
+      states[r] = *s;
   };
   if (auto toLocal = dyn_cast<ToLocalOp>(op)) {
     setAll(fromType(toLocal.getInput().getType(), op));
@@ -103,6 +127,65 @@ void ReducedAnalysis::visit(Operation *op) {
   }
   if (isa<FromLocalOp>(op))
     return; // a global value again: its type says what it is
+  if (isa<RankOp, CoordOp>(op)) {
+    auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+    MeshOp mesh = lookupMesh(op, meshRef, &tables);
+    if (!mesh)
+      return;
+    int n = static_cast<int>(mesh.getShape().size());
+    ReducedState s{mesh, llvm::SmallBitVector(n), llvm::SmallBitVector(n),
+                   llvm::SmallBitVector(n)};
+    if (auto coord = dyn_cast<CoordOp>(op)) {
+      for (int a : axisIndices(mesh, coord.getAxes()))
+        if (a >= 0)
+          s.varying.set(a);
+    } else {
+      s.varying.set();
+    }
+    setAll(s);
+    return;
+  }
+  if (isa<scf::IfOp, scf::ForOp, scf::IndexSwitchOp, scf::ExecuteRegionOp>(
+          op)) {
+    // Result i: what any region yields at i (and a loop's initial value).
+    // What decides which region runs is left out: a value held on one
+    // coordinate only (a pipeline stage's, an expert's) is chosen by a
+    // condition on that coordinate, and the layout cannot say so.
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      SmallVector<Value> sources;
+      if (auto forOp = dyn_cast<scf::ForOp>(op))
+        sources.push_back(forOp.getInitArgs()[i]);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator());
+              yield && i < yield.getNumOperands())
+            sources.push_back(yield.getOperand(i));
+      if (std::optional<ReducedState> s = combine(sources))
+        states[op->getResult(i)] = *s;
+    }
+    return;
+  }
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(
+        call.resolveCallableInTable(&tables));
+    if (callee && !callee.isExternal() &&
+        !inProgress.contains(callee.getOperation())) {
+      // What the callee returns, from its own body: the facts of the
+      // call's operands do not enter it (its arguments are not followed).
+      analyse(callee);
+      for (unsigned i = 0; i < op->getNumResults(); ++i) {
+        SmallVector<Value> returned;
+        for (Block &block : callee.getFunctionBody())
+          if (block.mightHaveTerminator() &&
+              block.getTerminator()->hasTrait<OpTrait::ReturnLike>() &&
+              i < block.getTerminator()->getNumOperands())
+            returned.push_back(block.getTerminator()->getOperand(i));
+        if (std::optional<ReducedState> s = combine(returned))
+          states[op->getResult(i)] = *s;
+      }
+      return;
+    }
+  }
   auto collective = dyn_cast<CollectiveOpInterface>(op);
   if (!collective) {
     setAll(combine(op));

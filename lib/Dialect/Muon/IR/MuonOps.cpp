@@ -288,6 +288,10 @@ LogicalResult StepOp::verify() {
       return emitOpError("lr must be finite, got ") << lr;
     if (!(lr >= 0))
       return emitOpError("lr must be non-negative, got ") << lr;
+    if (lr > kMaxLrOrWeightDecay)
+      return emitOpError("lr must be at most 2^60 (the step computes in "
+                         "f32), got ")
+             << lr;
   }
   if (!(beta >= 0 && beta < 1))
     return emitOpError("momentum must be in [0, 1), got ") << beta;
@@ -296,6 +300,10 @@ LogicalResult StepOp::verify() {
     return emitOpError("weight_decay must be finite, got ") << wd;
   if (!(wd >= 0))
     return emitOpError("weight_decay must be non-negative, got ") << wd;
+  if (wd > kMaxLrOrWeightDecay)
+    return emitOpError("weight_decay must be at most 2^60 (the step computes "
+                       "in f32), got ")
+           << wd;
   if (static_cast<int64_t>(getPrefetchCount()) < 0)
     return emitOpError("prefetch_count must be non-negative, got ")
            << static_cast<int64_t>(getPrefetchCount());

@@ -131,8 +131,10 @@ def DistVerifyReduced : Pass<"dist-verify-reduced", "mlir::ModuleOp"> {
       already hold all of it.
 
     The IR is not changed. Values the analysis does not follow (block
-    arguments of nested regions, results of ops with no distributed
-    operand) are not checked.
+    arguments, results of ops with no operand derived from a distributed
+    value or a rank query) are not checked; results of `scf` region ops
+    follow what their regions yield, results of calls what the callee
+    returns (docs/reduced.md).
   }];
   let options = [ReducedRuleOption];
 }

@@ -24,7 +24,9 @@
 #include "muon/Dialect/Dist/IR/DistOps.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <optional>
@@ -70,26 +72,31 @@ struct LayoutFinding {
 
 class ReducedAnalysis {
 public:
-  /// Analyses every function body under `root` (in op order; block
-  /// arguments of nested regions are not followed).
+  /// Analyses every function body under `root` (a callee before the call
+  /// that uses what it returns; block arguments are not followed).
   ReducedAnalysis(mlir::Operation *root, ReducedRule rule);
 
   /// The facts about `v`, or null when the analysis does not follow it (not
-  /// a ranked tensor, or not derived from a distributed value).
+  /// derived from a distributed value or a rank query).
   const ReducedState *lookup(mlir::Value v) const;
 
   /// The findings at a dist.from_local whose input the analysis follows.
   std::vector<LayoutFinding> check(FromLocalOp op) const;
 
 private:
+  void analyse(mlir::FunctionOpInterface f);
   void visit(mlir::Operation *op);
   std::optional<ReducedState> fromType(DistTensorType type,
                                        mlir::Operation *at);
   std::optional<ReducedState> combine(mlir::Operation *op);
+  std::optional<ReducedState> combine(llvm::ArrayRef<mlir::Value> values);
 
   ReducedRule rule;
   mutable mlir::SymbolTableCollection tables;
   llvm::DenseMap<mlir::Value, ReducedState> states;
+  /// Functions analysed, and those being analysed (a recursive call takes
+  /// the rule of every other op).
+  llvm::DenseSet<mlir::Operation *> analysed, inProgress;
 };
 
 } // namespace dist

@@ -18,4 +18,11 @@
 #define GET_OP_CLASSES
 #include "muon/Dialect/Muon/IR/MuonOps.h.inc"
 
+namespace muon::optim {
+/// The largest lr and weight_decay a step takes (2^60): the update's
+/// constants (lr times the lr_adjust scale, 1 - lr * weight_decay) are then
+/// well inside the f32 range the step computes in.
+inline constexpr double kMaxLrOrWeightDecay = 0x1p60;
+} // namespace muon::optim
+
 #endif // MUON_DIALECT_MUON_IR_MUONOPS_H
