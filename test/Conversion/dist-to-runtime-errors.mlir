@@ -10,6 +10,24 @@ func.func @direct_use(%p: !t) -> !t {
 
 // -----
 
+// A distributed argument carried into a loop (a step inside scf.for) or a
+// call: the lowering does not follow it there.
+dist.mesh @m [dp = 2]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @into_loop(%p: !t) -> !t {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op uses distributed argument #0 directly; the CPU lowering expects only dist.to_local on arguments (a muon.step inside a loop, a branch or a called function is not lowered: write it in the function's own body, and loop around the compiled step on the host)}}
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %p) -> !t {
+    scf.yield %a : !t
+  }
+  %l = dist.to_local %r : !t -> tensor<4x4xf32>
+  %o = dist.from_local %l : tensor<4x4xf32> -> !t
+  return %o : !t
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 !r = !dist.tensor<8x4xf32, @m, [replicate]>

@@ -138,11 +138,23 @@ LogicalResult checkLowerable(func::FuncOp f) {
   for (BlockArgument arg : f.getArguments())
     if (isa<DistTensorType>(arg.getType()))
       for (Operation *user : arg.getUsers())
-        if (!isa<ToLocalOp>(user))
-          return user->emitOpError("uses distributed argument #")
-                 << arg.getArgNumber()
-                 << " directly; the CPU lowering expects only dist.to_local "
-                    "on arguments (run muon-expand-step first)";
+        if (!isa<ToLocalOp>(user)) {
+          InFlightDiagnostic d =
+              user->emitOpError("uses distributed argument #")
+              << arg.getArgNumber()
+              << " directly; the CPU lowering expects only "
+                 "dist.to_local on arguments";
+          // An op holding the distributed value across a region or a call
+          // is not followed by the lowering; anything else should have been
+          // expanded into the local view.
+          if (user->getNumRegions() > 0 || isa<CallOpInterface>(user))
+            d << " (a muon.step inside a loop, a branch or a called function "
+                 "is not lowered: write it in the function's own body, and "
+                 "loop around the compiled step on the host)";
+          else
+            d << " (run muon-expand-step first)";
+          return d;
+        }
   auto ret = cast<func::ReturnOp>(f.front().getTerminator());
   for (OpOperand &operand : ret->getOpOperands())
     if (isa<DistTensorType>(operand.get().getType()) &&

@@ -547,6 +547,16 @@ func.func @aliased_momentum(%p: !t, %g: !t) -> (!t, !t) {
 
 // -----
 
+// A global-view step (plain tensors, before convert-shard-to-dist) is
+// checked the same, at verification.
+func.func @aliased_momentum_global_view(%p: tensor<16x8xf32>, %g: tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  // expected-error @+1 {{uses one value as the parameter of parameter #0 and as the momentum buffer of parameter #0; every parameter, gradient and momentum buffer must be a value of its own}}
+  %r:2 = muon.step params(%p : tensor<16x8xf32>) grads(%g : tensor<16x8xf32>) momenta(%p : tensor<16x8xf32>) {lr = 0.02 : f64}
+  return %r#0, %r#1 : tensor<16x8xf32>, tensor<16x8xf32>
+}
+
+// -----
+
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>
 func.func @infinite_lr(%p: !t, %g: !t, %m: !t) -> (!t, !t) {

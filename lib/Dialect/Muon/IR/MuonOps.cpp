@@ -322,6 +322,10 @@ LogicalResult StepOp::verify() {
                        "lists the parameters rank r owns) or `owners`");
   if (getAssignment() && getOwners())
     return emitOpError("takes `assignment` or `owners`, not both");
+  // A step of distributed tensors checks this after its layouts
+  // (verifySymbolUses); a global-view step has no more checks to come.
+  if (isGlobalView())
+    return verifyDistinctOperands();
   return success();
 }
 
@@ -353,6 +357,27 @@ static bool gradPlacementOk(dist::PlacementAttr grad,
   return replicated && grad.getKind() == dist::PlacementKind::Partial &&
          (grad.getReduce() == dist::ReduceKind::Sum ||
           grad.getReduce() == dist::ReduceKind::Avg);
+}
+
+/// One value as two operands: the step would update one buffer twice (a
+/// parameter aliased with its momentum) or a host could not tell which
+/// tensor to pass (one gradient for two parameters).
+LogicalResult StepOp::verifyDistinctOperands() {
+  llvm::DenseMap<Value, std::string> roleOf;
+  for (int64_t i = 0; i < getNumParams(); ++i)
+    for (auto [what, v] :
+         {std::pair<StringRef, Value>{"parameter", getParams()[i]},
+          {"gradient", getGrads()[i]},
+          {"momentum buffer", getMomenta()[i]}}) {
+      std::string role = (what + " of parameter " + describeParam(i)).str();
+      auto [it, inserted] = roleOf.try_emplace(v, role);
+      if (!inserted)
+        return emitOpError("uses one value as the ")
+               << it->second << " and as the " << role
+               << "; every parameter, gradient and momentum buffer must be "
+                  "a value of its own";
+    }
+  return success();
 }
 
 LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -482,25 +507,8 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
                << describeParam(i)
                << "; every parameter needs exactly one owner";
   }
-  // Last, so that the checks above report first. One value as two operands: the step would update one buffer twice (a
-  // parameter aliased with its momentum) or a host could not tell which
-  // tensor to pass (one gradient for two parameters).
-  llvm::DenseMap<Value, std::string> roleOf;
-  for (int64_t i = 0; i < n; ++i)
-    for (auto [what, v] :
-         {std::pair<StringRef, Value>{"parameter", getParams()[i]},
-          {"gradient", getGrads()[i]},
-          {"momentum buffer", getMomenta()[i]}}) {
-      std::string role = (what + " of parameter " + describeParam(i)).str();
-      auto [it, inserted] = roleOf.try_emplace(v, role);
-      if (!inserted)
-        return emitOpError("uses one value as the ")
-               << it->second << " and as the " << role
-               << "; every parameter, gradient and momentum buffer must be "
-                  "a value of its own";
-    }
-
-  return success();
+  // Last, so that the checks above report first.
+  return verifyDistinctOperands();
 }
 
 //===----------------------------------------------------------------------===//

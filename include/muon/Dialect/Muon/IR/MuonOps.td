@@ -133,6 +133,8 @@ def Muon_StepOp : Muon_Op<"step", [
     ParamAttr getParamInfoOf(int64_t i);
     /// "#i ('name')" or "#i", for diagnostics.
     std::string describeParam(int64_t i);
+    /// Refuses one value as two operands (after every other check).
+    ::mlir::LogicalResult verifyDistinctOperands();
   }];
 }
 
