@@ -8,6 +8,9 @@
 
 #include "muon/Runtime/muon_runtime.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -34,8 +37,10 @@ bool compare(const Options &o, const std::vector<float> &got,
   bool ok = true;
   for (size_t k = 0; k < got.size(); ++k) {
     double d = std::fabs(static_cast<double>(got[k]) - want[k]);
-    if (std::isnan(got[k]))
-      d = INFINITY; // never written by any rank
+    // NaN on either side (never written by any rank, or computed), or the
+    // same infinity on both (close, as numpy says): reported as inf.
+    if (std::isnan(d))
+      d = INFINITY;
     maxAbs = std::max(maxAbs, d);
     maxRel = std::max(maxRel, d / std::max(1e-30, std::fabs((double)want[k])));
     ok &= d <= o.atol + o.rtol * std::fabs(static_cast<double>(want[k]));
@@ -92,8 +97,11 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
     bool ok = compare(o, p[i], refP[i], ea, er) &
               compare(o, m[i], refM[i], ma, mr);
     pass &= ok;
-    std::printf("%-24s %-12s %12.3e %12.3e %12.3e %12.3e  %s\n",
-                spec.params[i].name.c_str(),
+    // Bytes that would break the row escaped, as MLIR strings write them.
+    std::string name;
+    llvm::raw_string_ostream nameOs(name);
+    llvm::printEscapedString(spec.params[i].name, nameOs);
+    std::printf("%-24s %-12s %12.3e %12.3e %12.3e %12.3e  %s\n", name.c_str(),
                 shapeStr(spec.params[i].shape).c_str(), ea, er, ma, mr,
                 ok ? "ok" : "MISMATCH");
   }

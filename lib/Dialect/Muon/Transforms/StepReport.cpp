@@ -13,6 +13,7 @@
 #include "StepCost.h"
 #include "muon/Plan/Schedule.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
@@ -248,6 +249,18 @@ std::string coordsStr(const StepReport &report, const RankRow &row) {
 }
 } // namespace
 
+/// A parameter's name as a table shows it: `-` when it has none, bytes that
+/// would break the table (control characters, quotes, backslashes, non-ASCII)
+/// escaped as MLIR strings write them (`\0A`).
+static std::string displayName(StringRef name) {
+  if (name.empty())
+    return "-";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::printEscapedString(name, os);
+  return text;
+}
+
 void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
   os << "muon.step at " << report.location << ": " << report.params.size()
      << " parameters on mesh @" << report.mesh << " (" << report.numRanks
@@ -263,7 +276,7 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
       owner += "x" + std::to_string(p.ownerRanks);
     os << llvm::format(
         "%-5lld %-28s %-14s %-8s %12.6g %12.0f %12.0f %12.0f %12.0f  %s\n",
-        static_cast<long long>(p.index), p.name.empty() ? "-" : p.name.c_str(),
+        static_cast<long long>(p.index), displayName(p.name).c_str(),
         shapeStr(p.shape).c_str(), owner.c_str(), p.nsFlops, p.gatheredBytes,
         p.scatteredBytes, p.reduceBytes, p.allReduceBytes, p.chain.c_str());
   }
@@ -271,8 +284,8 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
     if (!p.blocks)
       continue;
     os << "blocked Newton-Schulz: param " << p.index << " ("
-       << (p.name.empty() ? "-" : p.name) << "): " << p.blocks
-       << " blocks along dim " << p.blockDim;
+       << displayName(p.name) << "): " << p.blocks << " blocks along dim "
+       << p.blockDim;
     if (!p.blockAxis.empty())
       os << llvm::format("; %s holds whole blocks, orthogonalised where they "
                          "are: %.0f B of gathers and scatters saved",
