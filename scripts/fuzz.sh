@@ -15,6 +15,8 @@ cmake --build "$build" --target muon-fuzz
 corpus=$build/corpus
 bash "$root/scripts/make-fuzz-corpus.sh" "$corpus"
 mkdir -p "$build/findings"
+# libFuzzer writes fuzz-N.log into the working directory with -jobs.
+cd "$build"
 "$build/bin/muon-fuzz" "$corpus" \
   -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
   -artifact_prefix="$build/findings/" -print_final_stats=1 "$@"

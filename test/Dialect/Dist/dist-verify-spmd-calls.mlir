@@ -63,3 +63,25 @@ func.func @again(%x: tensor<4xf32>) -> tensor<4xf32> {
   %b = func.call @again(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %b : tensor<4xf32>
 }
+
+// -----
+
+// A call reaching collectives in a later block of unstructured control
+// flow is as undecidable as the collective written there.
+dist.mesh @m [dp = 2]
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<4xf32> -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+// expected-error @+1 {{dist-verify-spmd: cannot decide which of the 3 blocks of this region rank 0 runs, and it contains collectives}}
+func.func @branches(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = dist.rank @m
+  %c0 = arith.constant 0 : index
+  %is0 = arith.cmpi eq, %r, %c0 : index
+  cf.cond_br %is0, ^a, ^b
+^a:
+  %y = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+^b:
+  return %x : tensor<4xf32>
+}

@@ -397,11 +397,14 @@ public:
                 const CollectiveReach &reach, int64_t &budget)
       : tables(tables), classes(classes), reach(reach), budget(budget) {}
 
-  LogicalResult simulate(int64_t r, Block &block) {
+  LogicalResult simulate(int64_t r, FunctionOpInterface func) {
     rank = r;
     env.clear();
     sequences.assign(classes.size(), {});
-    return run(block);
+    root = func;
+    calling.clear();
+    calling.insert(func.getOperation());
+    return run(func.getFunctionBody().front());
   }
 
   /// Per communicator class, the collectives this rank issued.
@@ -414,8 +417,10 @@ private:
   const CollectiveReach &reach;
   int64_t &budget;
   DenseMap<Value, Attribute> env;
-  /// The functions being run through calls (a cycle cannot be decided).
-  SmallVector<Operation *> calling;
+  /// The function simulated, and those being run through calls (a cycle
+  /// cannot be decided).
+  FunctionOpInterface root;
+  DenseSet<Operation *> calling;
 
   LogicalResult run(Block &block) {
     // The simulation follows structured control flow only: which of the
@@ -425,7 +430,8 @@ private:
     if (region && !region->hasOneBlock()) {
       bool collectives = false;
       for (Block &later : llvm::drop_begin(region->getBlocks()))
-        later.walk([&](CollectiveOpInterface) { collectives = true; });
+        for (Operation &op : later)
+          collectives |= reach.contains(&op);
       if (collectives)
         return region->getParentOp()->emitOpError(
                    "dist-verify-spmd: cannot decide which of the ")
@@ -463,11 +469,9 @@ private:
 
   LogicalResult visit(Operation *op) {
     if (--budget < 0) {
-      // Reported at the function: the op that used up the budget (often a
-      // loop's terminator) is not the cause.
-      Operation *at = op->getParentOfType<FunctionOpInterface>();
-      return (at ? at : op)
-                 ->emitOpError("dist-verify-spmd: simulating every rank "
+      // Reported at the function simulated: the op that used up the budget
+      // (often a loop's terminator, or one in a callee) is not the cause.
+      return root->emitOpError("dist-verify-spmd: simulating every rank "
                                "needs more than ")
              << kMaxSimulatedOps
              << " operation visits (ranks x operations around collectives); "
@@ -543,7 +547,7 @@ private:
   /// what is known of the arguments; what it returns is known after.
   LogicalResult runCall(CallOpInterface call) {
     FunctionOpInterface f = reach.callee(call);
-    if (llvm::is_contained(calling, f.getOperation()))
+    if (calling.contains(f.getOperation()))
       return undecidable(call, "how deep the recursion through @" +
                                    SymbolTable::getSymbolName(f).str() +
                                    " goes");
@@ -555,9 +559,9 @@ private:
         env[arg] = a;
       else
         env.erase(arg);
-    calling.push_back(f.getOperation());
+    calling.insert(f.getOperation());
     LogicalResult ran = run(body);
-    calling.pop_back();
+    calling.erase(f.getOperation());
     if (failed(ran))
       return failure();
     Operation *ret = body.getTerminator();
@@ -652,7 +656,7 @@ LogicalResult checkSequences(FunctionOpInterface func,
   std::vector<std::map<std::vector<int64_t>, Instance>> instances(
       classes.size());
   for (int64_t r = 0; r < numRanks; ++r) {
-    if (failed(sim.simulate(r, func.getFunctionBody().front())))
+    if (failed(sim.simulate(r, func)))
       return failure();
     for (size_t c = 0; c < classes.size(); ++c) {
       std::vector<int64_t> key = classes.instanceOf(c, r);
