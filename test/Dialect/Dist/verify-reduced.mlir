@@ -1,6 +1,9 @@
 // dist-verify-reduced: every message at the dist.from_local whose declared
 // layout contradicts its value, and a clean case.
 // RUN: muon-opt %s --split-input-file --dist-verify-reduced -verify-diagnostics -o /dev/null
+// dist-lower-redistribute's slices by rank tables pass (a shard over dp,
+// replicate over tp).
+// RUN: muon-opt %S/Inputs/replicate-to-shard.mlir --dist-lower-redistribute --dist-verify-reduced -o /dev/null
 // The step muon-expand-step emits passes under both rules (every layout of
 // the generator, partial gradients and blocked Newton-Schulz included).
 // RUN: %python %S/../../Run/Inputs/gen_step.py --mesh dp=2,tp=2 | muon-opt --muon-assign-owners --muon-expand-step --dist-verify-reduced -o /dev/null
@@ -183,11 +186,14 @@ func.func @by_tp_coord(%x: !rep) -> !rep4_s {
 
 // -----
 
-// A call's results take the facts of what the callee returns, from its own
-// body: a callee that all-reduces returns the same data on every rank.
+// A call's results are what the callee returns when its body runs with the
+// facts of the call's operands: a callee that all-reduces its argument
+// returns the same data on every rank, one that adds to it keeps it partial,
+// one that passes a reduced value on keeps the obligation.
 dist.mesh @m [dp = 2]
 !p_t = !dist.tensor<8x8xf32, @m, [partial<sum>]>
 !rep = !dist.tensor<8x8xf32, @m, [replicate]>
+!red = !dist.tensor<8x8xf32, @m, [reduced]>
 func.func @via_call(%p: !p_t) -> !rep {
   %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
   %r = func.call @reduce(%pl) : (tensor<8x8xf32>) -> tensor<8x8xf32>
@@ -198,6 +204,24 @@ func.func private @reduce(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %a = dist.all_reduce %x on @m axes [dp] reduce sum : tensor<8x8xf32> -> tensor<8x8xf32>
   return %a : tensor<8x8xf32>
 }
+func.func @partial_via_call(%p: !p_t) -> !rep {
+  %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
+  %r = func.call @twice(%pl) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+func.func private @twice(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %y = arith.addf %x, %x : tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+func.func @reduced_via_call(%w: !red) -> !rep {
+  %wl = dist.to_local %w : !red -> tensor<8x8xf32>
+  %r = func.call @twice(%wl) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-error @+1 {{result is reduced over mesh axis 'dp'}}
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
 func.func @call_returns_partial(%p: !p_t) -> !rep {
   %r = func.call @local_of(%p) : (!p_t) -> tensor<8x8xf32>
   // expected-error @+1 {{result differs between the ranks of mesh axis 'dp'}}
@@ -207,4 +231,68 @@ func.func @call_returns_partial(%p: !p_t) -> !rep {
 func.func private @local_of(%p: !p_t) -> tensor<8x8xf32> {
   %pl = dist.to_local %p : !p_t -> tensor<8x8xf32>
   return %pl : tensor<8x8xf32>
+}
+
+// -----
+
+// A scalar takes facts only from scalars: the size of an evenly sharded
+// tensor (tensor.dim) is the same on every rank.
+dist.mesh @m [dp = 2]
+!xs = !dist.tensor<8x4xf32, @m, [shard<0>]>
+!gr = !dist.tensor<4xf32, @m, [replicate]>
+func.func @mean_by_local_batch(%x: !xs, %g: !gr) -> !gr {
+  %xl = dist.to_local %x : !xs -> tensor<4x4xf32>
+  %gl = dist.to_local %g : !gr -> tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xl, %c0 : tensor<4x4xf32>
+  %ni = arith.index_cast %n : index to i32
+  %nf = arith.sitofp %ni : i32 to f32
+  %s = tensor.splat %nf : tensor<4xf32>
+  %y = arith.divf %gl, %s : tensor<4xf32>
+  %R = dist.from_local %y : tensor<4xf32> -> !gr
+  return %R : !gr
+}
+
+// -----
+
+// arith.select chooses like scf.if: its condition is left out (so
+// canonicalising one into the other does not change the verdict).
+dist.mesh @m [dp = 2]
+!rep = !dist.tensor<8x8xf32, @m, [replicate]>
+func.func @select_by_coord(%x: !rep, %y: !rep) -> !rep {
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %yl = dist.to_local %y : !rep -> tensor<8x8xf32>
+  %d = dist.coord @m axes [dp]
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %d, %c0 : index
+  %r = arith.select %first, %xl, %yl : tensor<8x8xf32>
+  %R = dist.from_local %r : tensor<8x8xf32> -> !rep
+  return %R : !rep
+}
+
+// -----
+
+// A constant table indexed by dist.rank (dist-lower-redistribute's per-rank
+// offsets) varies only over the axes along which its entries differ.
+dist.mesh @m [dp = 2, tp = 2]
+!rep = !dist.tensor<8x8xf32, @m, [replicate, replicate]>
+!s_dp = !dist.tensor<8x8xf32, @m, [shard<0>, replicate]>
+func.func @table_over_dp(%x: !rep) -> !s_dp {
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %r = dist.rank @m
+  %t = arith.constant dense<[0, 0, 4, 4]> : tensor<4xindex>
+  %o = tensor.extract %t[%r] : tensor<4xindex>
+  %s = tensor.extract_slice %xl[%o, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  %S = dist.from_local %s : tensor<4x8xf32> -> !s_dp
+  return %S : !s_dp
+}
+func.func @table_over_tp(%x: !rep) -> !s_dp {
+  %xl = dist.to_local %x : !rep -> tensor<8x8xf32>
+  %r = dist.rank @m
+  %t = arith.constant dense<[0, 4, 0, 4]> : tensor<4xindex>
+  %o = tensor.extract %t[%r] : tensor<4xindex>
+  %s = tensor.extract_slice %xl[%o, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  // expected-error @+1 {{result differs between the ranks of mesh axis 'tp'}}
+  %S = dist.from_local %s : tensor<4x8xf32> -> !s_dp
+  return %S : !s_dp
 }

@@ -3,8 +3,11 @@
 #include "muon/Dialect/Dist/Transforms/ReducedAnalysis.h"
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 
 using namespace mlir;
@@ -43,14 +46,14 @@ std::optional<Declared> declaredOf(DistTensorType type, MeshOp mesh,
 ReducedAnalysis::ReducedAnalysis(Operation *root, ReducedRule rule)
     : rule(rule) {
   root->walk<WalkOrder::PreOrder>([&](FunctionOpInterface f) {
-    analyse(f);
+    run(f, states);
     return WalkResult::skip(); // its body is done; nested functions too
   });
 }
 
-void ReducedAnalysis::analyse(FunctionOpInterface f) {
-  if (!analysed.insert(f.getOperation()).second)
-    return;
+void ReducedAnalysis::run(FunctionOpInterface f, Facts &into) {
+  Facts *outer = cur;
+  cur = &into;
   inProgress.insert(f.getOperation());
   // Post-order: the ops in a region come before the op that holds it, so
   // what a region yields is known when its results are given facts.
@@ -59,6 +62,62 @@ void ReducedAnalysis::analyse(FunctionOpInterface f) {
       visit(op);
   });
   inProgress.erase(f.getOperation());
+  cur = outer;
+}
+
+const ReducedState *ReducedAnalysis::find(Value v) const {
+  auto it = cur->find(v);
+  return it == cur->end() ? nullptr : &it->second;
+}
+
+/// A key for `callee` with `args`: the same facts give the same results.
+static std::string contextKey(Operation *callee,
+                              ArrayRef<std::optional<ReducedState>> args) {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(callee));
+  for (const std::optional<ReducedState> &a : args) {
+    key += '|';
+    if (!a)
+      continue;
+    key += std::to_string(
+        reinterpret_cast<uintptr_t>(a->mesh.getAsOpaquePointer()));
+    for (const llvm::SmallBitVector *bits :
+         {&a->reduced, &a->reachedByReduced, &a->varying}) {
+      key += ':';
+      for (unsigned i = 0; i < bits->size(); ++i)
+        key += (*bits)[i] ? '1' : '0';
+    }
+  }
+  return key;
+}
+
+std::optional<SmallVector<std::optional<ReducedState>>>
+ReducedAnalysis::callResults(FunctionOpInterface callee,
+                             ArrayRef<std::optional<ReducedState>> args) {
+  if (inProgress.contains(callee.getOperation()))
+    return std::nullopt; // a recursion: the call is every other op
+  std::string key = contextKey(callee.getOperation(), args);
+  if (auto it = summaries.find(key); it != summaries.end())
+    return it->second;
+  Block &entry = callee.getFunctionBody().front();
+  Facts local;
+  for (auto [arg, facts] : llvm::zip(entry.getArguments(), args))
+    if (facts)
+      local[arg] = *facts;
+  run(callee, local);
+  Facts *outer = cur;
+  cur = &local;
+  SmallVector<std::optional<ReducedState>> results;
+  for (unsigned i = 0; i < callee.getResultTypes().size(); ++i) {
+    SmallVector<Value> returned;
+    for (Block &block : callee.getFunctionBody())
+      if (block.mightHaveTerminator() &&
+          block.getTerminator()->hasTrait<OpTrait::ReturnLike>() &&
+          i < block.getTerminator()->getNumOperands())
+        returned.push_back(block.getTerminator()->getOperand(i));
+    results.push_back(combine(returned));
+  }
+  cur = outer;
+  return summaries[key] = results;
 }
 
 const ReducedState *ReducedAnalysis::lookup(Value v) const {
@@ -79,17 +138,12 @@ std::optional<ReducedState> ReducedAnalysis::fromType(DistTensorType type,
   return s;
 }
 
-/// An op the analysis knows nothing special about: its results vary where
-/// any operand does; `reduced` follows the rule, minus the varying axes.
-std::optional<ReducedState> ReducedAnalysis::combine(Operation *op) {
-  SmallVector<Value> operands(op->getOperands());
-  return combine(operands);
-}
-
+/// The facts of values an op combines: varying where any is; `reduced`
+/// follows the rule, minus the varying axes.
 std::optional<ReducedState> ReducedAnalysis::combine(ArrayRef<Value> values) {
   std::optional<ReducedState> out;
   for (Value v : values) {
-    const ReducedState *s = lookup(v);
+    const ReducedState *s = find(v);
     if (!s)
       continue;
     if (!out) {
@@ -112,14 +166,42 @@ std::optional<ReducedState> ReducedAnalysis::combine(ArrayRef<Value> values) {
   return out;
 }
 
+std::optional<ReducedState>
+ReducedAnalysis::rankTableEntry(tensor::ExtractOp extract) {
+  auto rank = extract.getIndices().size() == 1
+                  ? extract.getIndices()[0].getDefiningOp<RankOp>()
+                  : RankOp();
+  DenseIntElementsAttr table;
+  if (!rank || !matchPattern(extract.getTensor(), m_Constant(&table)))
+    return std::nullopt;
+  MeshOp mesh = lookupMesh(rank, rank.getMeshAttr(), &tables);
+  if (!mesh || table.getNumElements() != mesh.getNumRanks())
+    return std::nullopt;
+  SmallVector<APInt> entries(table.getValues<APInt>());
+  ArrayRef<int64_t> sizes = mesh.getShape();
+  int n = static_cast<int>(sizes.size());
+  ReducedState s{mesh, llvm::SmallBitVector(n), llvm::SmallBitVector(n),
+                 llvm::SmallBitVector(n)};
+  // Row-major ranks: the entry of rank r against that of the rank with
+  // r's coordinate on axis a set to 0.
+  int64_t stride = 1;
+  for (int a = n - 1; a >= 0; --a) {
+    for (int64_t r = 0; r < static_cast<int64_t>(entries.size()); ++r)
+      if (entries[r] != entries[r - (r / stride) % sizes[a] * stride]) {
+        s.varying.set(a);
+        break;
+      }
+    stride *= sizes[a];
+  }
+  return s;
+}
+
 void ReducedAnalysis::visit(Operation *op) {
-  // Results of every type are followed: a rank query's index makes what it
-  // indexes or decides differ between ranks too.
   auto setAll = [&](const std::optional<ReducedState> &s) {
     if (!s)
       return;
     for (Value r : op->getResults())
-      states[r] = *s;
+      (*cur)[r] = *s;
   };
   if (auto toLocal = dyn_cast<ToLocalOp>(op)) {
     setAll(fromType(toLocal.getInput().getType(), op));
@@ -161,34 +243,60 @@ void ReducedAnalysis::visit(Operation *op) {
               yield && i < yield.getNumOperands())
             sources.push_back(yield.getOperand(i));
       if (std::optional<ReducedState> s = combine(sources))
-        states[op->getResult(i)] = *s;
+        (*cur)[op->getResult(i)] = *s;
     }
     return;
   }
   if (auto call = dyn_cast<CallOpInterface>(op)) {
+    // The callee's body, run with the facts of the call's operands (once per
+    // callee and facts): what it returns is what the call gives.
     auto callee = dyn_cast_or_null<FunctionOpInterface>(
         call.resolveCallableInTable(&tables));
     if (callee && !callee.isExternal() &&
-        !inProgress.contains(callee.getOperation())) {
-      // What the callee returns, from its own body: the facts of the
-      // call's operands do not enter it (its arguments are not followed).
-      analyse(callee);
-      for (unsigned i = 0; i < op->getNumResults(); ++i) {
-        SmallVector<Value> returned;
-        for (Block &block : callee.getFunctionBody())
-          if (block.mightHaveTerminator() &&
-              block.getTerminator()->hasTrait<OpTrait::ReturnLike>() &&
-              i < block.getTerminator()->getNumOperands())
-            returned.push_back(block.getTerminator()->getOperand(i));
-        if (std::optional<ReducedState> s = combine(returned))
-          states[op->getResult(i)] = *s;
+        callee.getFunctionBody().front().getNumArguments() ==
+            call.getArgOperands().size()) {
+      SmallVector<std::optional<ReducedState>> args;
+      for (Value v : call.getArgOperands())
+        args.push_back(find(v) ? std::optional<ReducedState>(*find(v))
+                               : std::nullopt);
+      if (auto results = callResults(callee, args)) {
+        for (auto [r, facts] : llvm::zip(op->getResults(), *results))
+          if (facts)
+            (*cur)[r] = *facts;
+        return;
       }
+    }
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    // As for scf.if: the condition that chooses is left out.
+    setAll(combine({select.getTrueValue(), select.getFalseValue()}));
+    return;
+  }
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    // A constant table indexed by dist.rank (how dist-lower-redistribute
+    // finds each rank's offsets) varies only over the axes along which its
+    // entries differ.
+    if (std::optional<ReducedState> s = rankTableEntry(extract)) {
+      setAll(s);
       return;
     }
   }
   auto collective = dyn_cast<CollectiveOpInterface>(op);
   if (!collective) {
-    setAll(combine(op));
+    // A tensor result takes the facts of every operand (a slice offset from
+    // a rank query too); a scalar only those of scalar operands (a rank
+    // query and arithmetic on it), not a tensor's shape or elements read
+    // into it.
+    SmallVector<Value> all(op->getOperands()), scalars;
+    for (Value v : op->getOperands())
+      if (!isa<TensorType>(v.getType()))
+        scalars.push_back(v);
+    std::optional<ReducedState> forTensors = combine(all),
+                                forScalars = combine(scalars);
+    for (Value r : op->getResults())
+      if (const std::optional<ReducedState> &s =
+              isa<TensorType>(r.getType()) ? forTensors : forScalars)
+        (*cur)[r] = *s;
     return;
   }
   MeshOp mesh = lookupMesh(op, collective.getMeshAttr(), &tables);
@@ -227,7 +335,7 @@ void ReducedAnalysis::visit(Operation *op) {
       s.reduced.reset(axes);
       s.reachedByReduced.reset(axes);
     }
-    states[op->getResult(i)] = s;
+    (*cur)[op->getResult(i)] = s;
   }
 }
 

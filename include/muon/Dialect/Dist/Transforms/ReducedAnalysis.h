@@ -23,13 +23,16 @@
 
 #include "muon/Dialect/Dist/IR/DistOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <map>
 #include <optional>
+#include <string>
 
 namespace muon {
 namespace dist {
@@ -84,19 +87,34 @@ public:
   std::vector<LayoutFinding> check(FromLocalOp op) const;
 
 private:
-  void analyse(mlir::FunctionOpInterface f);
+  using Facts = llvm::DenseMap<mlir::Value, ReducedState>;
+  /// Visits `f`'s ops into `into`.
+  void run(mlir::FunctionOpInterface f, Facts &into);
   void visit(mlir::Operation *op);
+  /// The facts of `v` in the function being visited.
+  const ReducedState *find(mlir::Value v) const;
   std::optional<ReducedState> fromType(DistTensorType type,
                                        mlir::Operation *at);
-  std::optional<ReducedState> combine(mlir::Operation *op);
   std::optional<ReducedState> combine(llvm::ArrayRef<mlir::Value> values);
+  /// What a call of `callee` returns when its arguments have `args`; none
+  /// for a call back into a function being visited.
+  std::optional<llvm::SmallVector<std::optional<ReducedState>>>
+  callResults(mlir::FunctionOpInterface callee,
+              llvm::ArrayRef<std::optional<ReducedState>> args);
+  /// An entry of a constant table indexed by dist.rank.
+  std::optional<ReducedState> rankTableEntry(mlir::tensor::ExtractOp extract);
 
   ReducedRule rule;
   mutable mlir::SymbolTableCollection tables;
-  llvm::DenseMap<mlir::Value, ReducedState> states;
-  /// Functions analysed, and those being analysed (a recursive call takes
-  /// the rule of every other op).
-  llvm::DenseSet<mlir::Operation *> analysed, inProgress;
+  /// Each function's own facts (its arguments not followed), and where
+  /// visit writes now (a callee's body runs into facts of its own).
+  Facts states;
+  Facts *cur = &states;
+  /// The functions being visited (a recursive call is every other op), and
+  /// what each callee returned for each facts of its arguments.
+  llvm::DenseSet<mlir::Operation *> inProgress;
+  std::map<std::string, llvm::SmallVector<std::optional<ReducedState>>>
+      summaries;
 };
 
 } // namespace dist
