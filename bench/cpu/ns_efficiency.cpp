@@ -49,7 +49,18 @@ struct Descriptor2D {
 } // namespace
 
 int main(int argc, char **argv) {
-  double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
+  // One optional argument, a positive number of seconds; anything else
+  // (--help included) prints the usage instead of running.
+  char *end = nullptr;
+  double budget = argc > 1 ? std::strtod(argv[1], &end) : 1.0;
+  if (argc > 2 || (argc == 2 && (*end != '\0' || !(budget > 0)))) {
+    std::fprintf(stderr,
+                 "usage: %s [seconds per measurement, default 1]\n"
+                 "Best single-thread sgemm rate, then the runtime's "
+                 "Newton-Schulz (5 iterations) per shape against it.\n",
+                 argv[0]);
+    return 2;
+  }
   // One thread, as each rank of a job uses (muon-run sets
   // OPENBLAS_NUM_THREADS=1): the rate the Newton-Schulz of one rank sees.
   muon_openblas_set_num_threads(1);

@@ -198,9 +198,11 @@ class StepBuilder:
         if isinstance(numel, (str, bytes)) or not isinstance(numel, Sequence):
             raise MuonError(f"flat_group {name!r}: numel must be a list of "
                             f"element counts, one per member, got {numel!r}")
-        self.flat_groups.append(
-            (name, axis, [_integer(n, f"flat_group {name!r} numel")
-                          for n in numel]))
+        counts = [_integer(n, f"flat_group {name!r} numel") for n in numel]
+        if not counts or any(n <= 0 for n in counts):
+            raise MuonError(f"flat_group {name!r}: numel must be one positive "
+                            f"element count per member, got {list(numel)!r}")
+        self.flat_groups.append((name, axis, counts))
 
     def add(self, name: str, shape: Sequence[int],
             placements: Optional[PlacementSpec] = None, *,

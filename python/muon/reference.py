@@ -36,8 +36,9 @@ def newton_schulz(u: np.ndarray, ns_steps: int = 5,
     if tall:
         x = x.T
     norm = np.linalg.norm(x) + eps
-    # An all-zero matrix with eps = 0 stays zero (0 / 0 would be NaN).
-    x = x / norm if norm > 0 else np.zeros_like(x)
+    # An all-zero matrix with eps = 0 stays zero (0 / 0 would be NaN); a
+    # NaN norm still makes the result NaN.
+    x = np.zeros_like(x) if norm == 0 else x / norm
     for i in range(ns_steps):
         a, b, c = coeffs[i if len(coeffs) > 1 else 0]
         A = x @ x.T

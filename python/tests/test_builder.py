@@ -174,6 +174,9 @@ def test_values_that_integers_or_booleans_would_change_are_refused():
         (lambda: b.flat_group("g", "dp", [True, 3]), "got True"),
         (lambda: b.flat_group("g", "dp", [np.True_, 3]), "got "),
         (lambda: b.flat_group("g", "dp", [bytearray(b"3")]), "bytearray"),
+        (lambda: b.flat_group("g", "dp", []), "one positive element count"),
+        (lambda: b.flat_group("g", "dp", [0]), r"got \[0\]"),
+        (lambda: b.flat_group("g", "dp", (3, -1)), r"got \[3, -1\]"),
     ]
     for make, message in cases:
         with pytest.raises(muon.MuonError, match=message):

@@ -36,7 +36,7 @@ inline std::vector<double> newtonSchulzReference(const float *g, int64_t m,
     norm += v * v;
   norm = std::sqrt(norm) + eps;
   for (double &v : x)
-    v = norm > 0 ? v / norm : 0.0; // all zero with eps = 0: stays zero
+    v = norm == 0 ? 0.0 : v / norm; // all zero with eps = 0: stays zero
   for (int64_t s = 0; s < steps; ++s) {
     const double *abc = c.size() == 3 ? c.data() : &c[3 * s];
     for (int64_t i = 0; i < p; ++i)

@@ -37,13 +37,16 @@ bool compare(const Options &o, const std::vector<float> &got,
   bool ok = true;
   for (size_t k = 0; k < got.size(); ++k) {
     double d = std::fabs(static_cast<double>(got[k]) - want[k]);
-    // NaN on either side (never written by any rank, or computed), or the
-    // same infinity on both (close, as numpy says): reported as inf.
-    if (std::isnan(d))
+    // A value that is not finite on either side (never written by any rank,
+    // or overflowed) fails, and counts as infinitely far off: a step whose
+    // parameters end as inf has not reproduced anything.
+    bool finite = std::isfinite(got[k]) && std::isfinite(want[k]);
+    if (!finite)
       d = INFINITY;
     maxAbs = std::max(maxAbs, d);
     maxRel = std::max(maxRel, d / std::max(1e-30, std::fabs((double)want[k])));
-    ok &= d <= o.atol + o.rtol * std::fabs(static_cast<double>(want[k]));
+    ok &= finite &&
+          d <= o.atol + o.rtol * std::fabs(static_cast<double>(want[k]));
   }
   return ok;
 }

@@ -145,9 +145,12 @@ LogicalResult checkLowerable(func::FuncOp f) {
               << " directly; the CPU lowering expects only "
                  "dist.to_local on arguments";
           // An op holding the distributed value across a region or a call
-          // is not followed by the lowering; anything else should have been
-          // expanded into the local view.
-          if (user->getNumRegions() > 0 || isa<CallOpInterface>(user))
+          // (or a region's terminator passing it on, such as a branch's
+          // scf.yield) is not followed by the lowering; anything else should
+          // have been expanded into the local view.
+          if (user->getNumRegions() > 0 || isa<CallOpInterface>(user) ||
+              (user->hasTrait<OpTrait::IsTerminator>() &&
+               !isa<func::ReturnOp>(user)))
             d << " (a muon.step inside a loop, a branch or a called function "
                  "is not lowered: write it in the function's own body, and "
                  "loop around the compiled step on the host)";

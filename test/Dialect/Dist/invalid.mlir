@@ -416,7 +416,7 @@ func.func @f(%x: tensor<4x8xf32>) {
 // k times the operand is checked without wrapping: 4 x 2^62 is not 0.
 dist.mesh @m [dp = 4]
 func.func @f(%x: tensor<4611686018427387904xf32>) {
-  // expected-error @+1 {{result dimension 0: gathering 4611686018427387904 from each of 4 ranks gives more than 2^63 - 1 elements}}
+  // expected-error @+1 {{result dimension 0: gathering 4611686018427387904 from each of 4 ranks gives a size past 2^63 - 1}}
   %0 = dist.all_gather %x on @m axes [dp] dim 0 : tensor<4611686018427387904xf32> -> tensor<0xf32>
   return
 }
@@ -425,7 +425,7 @@ func.func @f(%x: tensor<4611686018427387904xf32>) {
 
 dist.mesh @m [dp = 2, tp = 4]
 func.func @f(%x: tensor<2305843009213693952xf32>) {
-  // expected-error @+1 {{'dist.gather_batch' op item 0: result dimension 0: gathering 2305843009213693952 from each of 8 ranks gives more than 2^63 - 1 elements}}
+  // expected-error @+1 {{'dist.gather_batch' op item 0: result dimension 0: gathering 2305843009213693952 from each of 8 ranks gives a size past 2^63 - 1}}
   %0 = dist.gather_batch %x on @m axes [dp, tp] dims [0] roots [0] : (tensor<2305843009213693952xf32>) -> (tensor<0xf32>)
   return
 }

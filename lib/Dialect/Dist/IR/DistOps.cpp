@@ -193,7 +193,7 @@ static LogicalResult checkDim(Operation *op, int64_t d, int64_t in,
     if (llvm::MulOverflow(in, k, gathered))
       return op->emitOpError() << item << "result dimension " << d
              << ": gathering " << in << " from each of " << k
-             << " ranks gives more than 2^63 - 1 elements";
+             << " ranks gives a size past 2^63 - 1";
     if (out != gathered)
       return op->emitOpError() << item << "result dimension "
              << d << " has size " << out << ", but gathering " << in
