@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -31,6 +32,9 @@ struct Executable {
   /// Per argument and result: whether it is an f64 scalar (its first role
   /// is lr or weight_decay), read off the table once.
   std::vector<bool> scalar;
+  /// Per result: the argument it replaces (the one with its role: the
+  /// parameter or momentum it is the new value of), or -1.
+  std::vector<int64_t> replaces;
 };
 
 Executable *unwrapExe(MuonExecutable e) {
@@ -106,12 +110,26 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
     return {nullptr};
   }
   exe->numBuffers = exe->roles[1] + exe->roles[2];
+  // The one role of each buffer that has exactly one.
+  std::vector<std::optional<std::array<int64_t, 3>>> role;
   for (intptr_t at = 3, i = 0; i < exe->numBuffers; ++i) {
     int64_t k = exe->roles[at];
     exe->scalar.push_back(k > 0 &&
                           (exe->roles[at + 1] == MUON_RT_ROLE_LR ||
                            exe->roles[at + 1] == MUON_RT_ROLE_WEIGHT_DECAY));
+    role.push_back(k == 1 ? std::optional<std::array<int64_t, 3>>(
+                                {exe->roles[at + 1], exe->roles[at + 2],
+                                 exe->roles[at + 3]})
+                          : std::nullopt);
     at += 1 + 3 * k;
+  }
+  int64_t numArgs = exe->roles[1];
+  for (int64_t r = numArgs; r < exe->numBuffers; ++r) {
+    int64_t replaced = -1;
+    for (int64_t a = 0; a < numArgs && role[r] && !exe->scalar[r]; ++a)
+      if (role[a] == role[r])
+        replaced = a;
+    exe->replaces.push_back(replaced);
   }
   exe->entry = std::move(compiled);
   return {exe.release()};
@@ -219,6 +237,28 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
     else
       buffers[i] = {a.data, std::vector<int64_t>(a.shape, a.shape + a.rank),
                     std::nullopt};
+  }
+  // The compiled code checks each argument's local shape on entry, not the
+  // out-buffers it writes: each must have the shape of the argument it
+  // replaces (a smaller one would be written past its end).
+  int64_t numArgs = exe->roles[1];
+  for (int64_t r = numArgs; r < numArguments; ++r) {
+    int64_t a = exe->replaces[r - numArgs];
+    if (a < 0 || buffers[r].shape == buffers[a].shape)
+      continue;
+    auto shapeStr = [](const std::vector<int64_t> &shape) {
+      std::string text;
+      for (size_t d = 0; d < shape.size(); ++d)
+        text += (d ? "x" : "") + std::to_string(shape[d]);
+      return shape.empty() ? std::string("a scalar shape") : text;
+    };
+    report(errorCallback, userData,
+           "result buffer #" + std::to_string(r - numArgs) + " has shape " +
+               shapeStr(buffers[r].shape) + ", but argument #" +
+               std::to_string(a) + ", whose new value it receives, has " +
+               shapeStr(buffers[a].shape) +
+               ": an out-buffer has the local shape of its argument");
+    return mlirLogicalResultFailure();
   }
   // The step writes results into the out-buffers while it still reads
   // its arguments: a result sharing memory with any other buffer would

@@ -148,6 +148,17 @@ func::CallOp RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeFn fnId,
           << sig.name << " with type " << fn.getFunctionType()
           << ", but the runtime's function table says " << sig.type;
     conflict = true;
+  } else if (fn->hasAttr("llvm.emit_c_interface") != sig.cInterface) {
+    // The call would go to _mlir_ciface_<name> where the runtime exports
+    // <name>, or the other way round: a missing symbol at JIT time.
+    if (!conflict)
+      fn.emitOpError("declares runtime function @")
+          << sig.name << (sig.cInterface ? " without" : " with")
+          << " llvm.emit_c_interface, but the runtime exports it "
+          << (sig.cInterface ? "with" : "without")
+          << " a C interface (declare it as the runtime's function table "
+             "does, or leave the declaration to the lowering)";
+    conflict = true;
   } else if (!fn.isExternal()) {
     // A body would be called instead of the runtime's function: the
     // lowered step would silently compute something else.

@@ -131,18 +131,43 @@ def test_wait_counters():
     assert c["wait_seconds"] < 1.0
 
 
+def entry_buffers(step):
+    """Zero arguments and out-buffers in the compiled entry's own order
+    (what the C API's muonExecutableInvoke takes)."""
+    shapes = list(SHAPES.values())
+    args = [np.zeros(shapes[param], np.float32) for _, param in step._args]
+    outs = [np.zeros(s, np.float32) for s in step._result_shapes]
+    return args, outs
+
+
 def test_out_buffers_overlapping_arguments_are_refused():
     step = muon.compile(one_rank_step().build())
-    args = [np.zeros(s, np.float32) for _ in range(3)
-            for s in SHAPES.values()]
-    outs = [np.zeros(s, np.float32) for _ in range(2)
-            for s in SHAPES.values()]
-    outs[1] = args[1]
+    args, outs = entry_buffers(step)
+    # Result #1 is the new value of argument #3 (the second parameter).
+    outs[1] = args[3]
     error = step._exe.invoke(args + outs)
-    assert "result buffer #1 overlaps argument #1" in error
-    outs[1] = outs[0].reshape(-1)[:np.prod(outs[1].shape) // 2]
+    assert "result buffer #1 overlaps argument #3" in error
+    outs[1] = outs[0].reshape(-1)[:np.prod(outs[1].shape)].reshape(
+        outs[1].shape)
     assert "result buffer #0 overlaps result buffer #1" in \
         step._exe.invoke(args + outs)
+
+
+def test_out_buffers_of_another_shape_are_refused():
+    # The C API compares each out-buffer with the argument it replaces (the
+    # compiled code checks only the arguments): a smaller one would be
+    # written past its end, a larger one half filled.
+    step = muon.compile(one_rank_step().build())
+    args, outs = entry_buffers(step)
+    assert step._exe.invoke(args + outs) == ""
+    n = len(SHAPES)
+    for wrong in [(1, 1), (24, 16), (24 * 8,)]:
+        args, outs = entry_buffers(step)
+        outs[n] = np.zeros(wrong, np.float32)   # the first momentum's
+        error = step._exe.invoke(args + outs)
+        shape = "x".join(map(str, wrong))
+        assert (f"result buffer #{n} has shape {shape}, but argument "
+                f"#2, whose new value it receives, has 24x8") in error
 
 
 def test_inputs_are_converted_when_they_must_be():

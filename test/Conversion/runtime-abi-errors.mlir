@@ -1,6 +1,6 @@
 // The lowering's diagnostics about the runtime ABI: role attributes it
 // cannot publish, and runtime functions declared with the wrong type or
-// defined with a body.
+// C interface, or defined with a body.
 // RUN: muon-opt %s --split-input-file --verify-diagnostics --convert-dist-to-runtime
 
 // expected-error @below {{'func.func' op carries only one of muon_arg_roles and muon_result_roles}}
@@ -80,4 +80,27 @@ func.func @f16_arg(%x: !h) -> tensor<4x4xf16> {
 // expected-error @below {{'func.func' op has roles for 2 arguments and 0 results, but its signature has 1 and 1 (a pass changed the signature after muon-expand-step)}}
 func.func @stale(%x: tensor<4xf32>) -> tensor<4xf32> attributes {muon_arg_roles = [[], []], muon_result_roles = []} {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+// The C interface is part of the declaration: with it the call would go to
+// _mlir_ciface_muon_rt_world_rank, which the runtime does not export.
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op declares runtime function @muon_rt_world_rank with llvm.emit_c_interface, but the runtime exports it without a C interface (declare it as the runtime's function table does, or leave the declaration to the lowering)}}
+func.func private @muon_rt_world_rank() -> i64 attributes {llvm.emit_c_interface}
+func.func @rank() -> index {
+  %r = dist.rank @m
+  return %r : index
+}
+
+// -----
+
+// And without it, a function the runtime exports only as _mlir_ciface_.
+dist.mesh @m [dp = 2]
+// expected-error @below {{'func.func' op declares runtime function @muon_rt_comm without llvm.emit_c_interface, but the runtime exports it with a C interface}}
+func.func private @muon_rt_comm(memref<?xi64>, memref<?xi64>) -> i64
+func.func @rank(%x: tensor<4xf32>) -> tensor<8xf32> {
+  %y = dist.all_gather %x on @m axes [dp] dim 0 : tensor<4xf32> -> tensor<8xf32>
+  return %y : tensor<8xf32>
 }
