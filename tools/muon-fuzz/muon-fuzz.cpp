@@ -1,7 +1,9 @@
 //===- muon-fuzz.cpp - libFuzzer target: parse, verify, lower -------------===//
 //
 // Every input goes through what a user's file goes through: parse, verify,
-// and the whole muon-to-llvm pipeline with the verifier after each pass.
+// the checking passes a user runs on their own (dist-verify-spmd,
+// dist-verify-reduced, dist-propagate-reduced then dist-lower-redistribute),
+// and the whole muon-to-llvm pipeline, with the verifier after each pass.
 // Any outcome but a crash, a sanitizer report, a hang or a runaway
 // allocation is fine: a diagnostic is the expected end of a bad input.
 // Except two, which are compiler bugs and abort (a finding): a pass that
@@ -20,6 +22,7 @@
 
 #include "muon/Conversion/Passes.h"
 #include "muon/Dialect/Dist/IR/DistOps.h"
+#include "muon/Dialect/Dist/Transforms/Passes.h"
 #include "muon/InitAll.h"
 #include "muon/Support/LargeStack.h"
 
@@ -158,6 +161,23 @@ int parseAndLower(const uint8_t *data, size_t size) {
   if (!withinEnvelope(*module)) {
     ++counts.outsideEnvelope;
     return -1;
+  }
+  // The checking passes, each on its own (one's diagnostic must not hide
+  // another's crash), the rewriting ones on a copy.
+  for (int check = 0; check < 3; ++check) {
+    PassManager checks(context);
+    checks.enableVerifier(false);
+    checks.addInstrumentation(std::make_unique<VerifyAfterEachPass>());
+    OwningOpRef<ModuleOp> copy = module->clone();
+    if (check == 0)
+      checks.addPass(muon::dist::createDistVerifySpmd());
+    if (check == 1)
+      checks.addPass(muon::dist::createDistVerifyReduced());
+    if (check == 2) {
+      checks.addPass(muon::dist::createDistPropagateReduced());
+      checks.addPass(muon::dist::createDistLowerRedistribute());
+    }
+    (void)checks.run(*copy);
   }
   PassManager pm(context);
   pm.enableVerifier(false);
