@@ -35,6 +35,9 @@ struct Executable {
   /// Per result: the argument it replaces (the one with its role: the
   /// parameter or momentum it is the new value of), or -1.
   std::vector<int64_t> replaces;
+  /// Per argument and result: its number of dims (0 for a scalar), from
+  /// __muon_dims_<entry>; empty for a module lowered before that table.
+  std::vector<int64_t> dims;
 };
 
 Executable *unwrapExe(MuonExecutable e) {
@@ -123,6 +126,10 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
                           : std::nullopt);
     at += 1 + 3 * k;
   }
+  if (auto *dims = static_cast<const int64_t *>(
+          compiled->lookupSymbol("__muon_dims_" + name));
+      dims && dims[0] == exe->numBuffers)
+    exe->dims.assign(dims + 1, dims + 1 + exe->numBuffers);
   int64_t numArgs = exe->roles[1];
   for (int64_t r = numArgs; r < exe->numBuffers; ++r) {
     int64_t replaced = -1;
@@ -230,6 +237,18 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                  " (an f64 hyper-parameter) must be a number in [0, 2^60], "
                  "got " +
                  std::to_string(a.scalar));
+      return mlirLogicalResultFailure();
+    }
+    // The compiled code reads a descriptor with the dims it was compiled
+    // for: one of another rank would be read wrongly.
+    if (!a.isScalar && !exe->dims.empty() && a.rank != exe->dims[i]) {
+      int64_t numArgs = exe->roles[1];
+      report(errorCallback, userData,
+             (i < numArgs ? "argument #" + std::to_string(i)
+                          : "result buffer #" + std::to_string(i - numArgs)) +
+                 " has " + std::to_string(a.rank) +
+                 " dims; the entry takes a tensor of " +
+                 std::to_string(exe->dims[i]));
       return mlirLogicalResultFailure();
     }
     if (a.isScalar)

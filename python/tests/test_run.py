@@ -161,13 +161,27 @@ def test_out_buffers_of_another_shape_are_refused():
     args, outs = entry_buffers(step)
     assert step._exe.invoke(args + outs) == ""
     n = len(SHAPES)
-    for wrong in [(1, 1), (24, 16), (24 * 8,)]:
+    for wrong in [(1, 1), (24, 16)]:
         args, outs = entry_buffers(step)
         outs[n] = np.zeros(wrong, np.float32)   # the first momentum's
         error = step._exe.invoke(args + outs)
         shape = "x".join(map(str, wrong))
         assert (f"result buffer #{n} has shape {shape}, but argument "
                 f"#2, whose new value it receives, has 24x8") in error
+
+
+def test_tensors_of_another_number_of_dims_are_refused():
+    # The compiled code reads each descriptor with the dims it was compiled
+    # for; the C API checks them against the module's __muon_dims_ table.
+    step = muon.compile(one_rank_step().build())
+    args, outs = entry_buffers(step)
+    args[0] = args[0].reshape(-1)
+    assert step._exe.invoke(args + outs) == \
+        "argument #0 has 1 dims; the entry takes a tensor of 2"
+    args, outs = entry_buffers(step)
+    outs[3] = outs[3].reshape(1, *outs[3].shape)
+    assert step._exe.invoke(args + outs) == \
+        "result buffer #3 has 4 dims; the entry takes a tensor of 3"
 
 
 def test_inputs_are_converted_when_they_must_be():

@@ -112,7 +112,10 @@ def test_plain_tensors_under_mpirun_without_torch_distributed():
             "try:\n"
             "    Muon([w]).step()\n"
             "except muon.MuonError as e:\n"
-            "    print('refused:', e)\n")
+            # One write per rank: two ranks' output share the launcher's
+            # pipe, and print's pieces could interleave.
+            "    import sys; sys.stdout.write(f'refused: {e}\\n')\n"
+            "    sys.stdout.flush()\n")
     run = mpirun(2, "-c", code)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     assert run.stdout.count("refused: the parameters make a step over 1 "

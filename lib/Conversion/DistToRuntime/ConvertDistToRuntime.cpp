@@ -324,21 +324,33 @@ LogicalResult emitRoleTable(func::FuncOp f) {
         table.append({*code, step.getInt(), param.getInt()});
       }
     }
-  std::string name = ("__muon_roles_" + f.getSymName()).str();
+  // Beside it, each buffer's number of dims (0 for an f64 scalar): a host
+  // that builds descriptors checks it, as the compiled code reads each
+  // descriptor with the dims it was compiled for.
+  SmallVector<int64_t> dims = {
+      static_cast<int64_t>(f.getNumArguments() + f.getNumResults())};
+  for (TypeRange types :
+       {TypeRange(f.getArgumentTypes()), TypeRange(f.getResultTypes())})
+    for (Type t : types)
+      dims.push_back(isa<ShapedType>(t) ? cast<ShapedType>(t).getRank() : 0);
   auto module = f->getParentOfType<ModuleOp>();
-  if (module.lookupSymbol(name))
-    return f.emitOpError("cannot publish its role table: the symbol @")
-           << name << " is taken";
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToStart(module.getBody());
-  auto type = MemRefType::get({static_cast<int64_t>(table.size())},
-                              b.getI64Type());
-  memref::GlobalOp::create(
-      b, f.getLoc(), name, b.getStringAttr("public"), type,
-      DenseElementsAttr::get(
-          RankedTensorType::get(type.getShape(), b.getI64Type()),
-          ArrayRef<int64_t>(table)),
-      /*constant=*/true, /*alignment=*/nullptr);
+  for (auto [prefix, values] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"__muon_roles_", table},
+        {"__muon_dims_", dims}}) {
+    std::string name = (prefix + f.getSymName()).str();
+    if (module.lookupSymbol(name))
+      return f.emitOpError("cannot publish its role table: the symbol @")
+             << name << " is taken";
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToStart(module.getBody());
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+    memref::GlobalOp::create(
+        b, f.getLoc(), name, b.getStringAttr("public"), type,
+        DenseElementsAttr::get(
+            RankedTensorType::get(type.getShape(), b.getI64Type()), values),
+        /*constant=*/true, /*alignment=*/nullptr);
+  }
   f->removeAttr("muon_arg_roles");
   f->removeAttr("muon_result_roles");
   return success();

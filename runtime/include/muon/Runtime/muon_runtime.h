@@ -75,7 +75,10 @@ enum { MUON_RT_SUM = 0, MUON_RT_AVG = 1, MUON_RT_MAX = 2, MUON_RT_MIN = 3 };
  * (-1 for MUON_RT_ROLE_LR and MUON_RT_ROLE_WEIGHT_DECAY, f64 arguments that
  * the step reads as lr / weight_decay); k is 0 for a tensor no step uses and
  * 2 or more when one value plays several roles (a host that generates one
- * tensor per role must refuse that). Version 2 added the scalar roles. */
+ * tensor per role must refuse that). Version 2 added the scalar roles.
+ * Beside it, `__muon_dims_F`: [num_args + num_results, then each argument's
+ * and result's number of dims, 0 for an f64 scalar]: the compiled code
+ * reads each descriptor with those dims, so a host checks them. */
 enum { MUON_RT_ROLES_VERSION = 2 };
 enum {
   MUON_RT_ROLE_PARAM = 0,
