@@ -4,6 +4,7 @@
 
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Execution/CompiledEntry.h"
+#include "muon/Layout/Layout.h"
 #include "muon/Runtime/muon_runtime.h"
 
 #include "mlir/CAPI/IR.h"
@@ -217,6 +218,7 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                " buffers in all; got " + std::to_string(numArguments));
     return mlirLogicalResultFailure();
   }
+  int64_t numArgs = exe->roles[1];
   std::vector<BufferView> buffers(numArguments);
   for (intptr_t i = 0; i < numArguments; ++i) {
     bool scalarRole = exe->scalar[i];
@@ -242,7 +244,6 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
     // The compiled code reads a descriptor with the dims it was compiled
     // for: one of another rank would be read wrongly.
     if (!a.isScalar && !exe->dims.empty() && a.rank != exe->dims[i]) {
-      int64_t numArgs = exe->roles[1];
       report(errorCallback, userData,
              (i < numArgs ? "argument #" + std::to_string(i)
                           : "result buffer #" + std::to_string(i - numArgs)) +
@@ -260,16 +261,13 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
   // The compiled code checks each argument's local shape on entry, not the
   // out-buffers it writes: each must have the shape of the argument it
   // replaces (a smaller one would be written past its end).
-  int64_t numArgs = exe->roles[1];
   for (int64_t r = numArgs; r < numArguments; ++r) {
     int64_t a = exe->replaces[r - numArgs];
     if (a < 0 || buffers[r].shape == buffers[a].shape)
       continue;
     auto shapeStr = [](const std::vector<int64_t> &shape) {
-      std::string text;
-      for (size_t d = 0; d < shape.size(); ++d)
-        text += (d ? "x" : "") + std::to_string(shape[d]);
-      return shape.empty() ? std::string("a scalar shape") : text;
+      return shape.empty() ? std::string("a scalar shape")
+                           : muon::layout::shapeString(shape);
     };
     report(errorCallback, userData,
            "result buffer #" + std::to_string(r - numArgs) + " has shape " +
@@ -284,7 +282,7 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
   // read back what it wrote. Checked on every call, so by one sweep over
   // the buffers sorted by address rather than by comparing every pair.
   if (std::optional<std::string> overlap =
-          overlappingResult(buffers, exe->roles[1])) {
+          overlappingResult(buffers, numArgs)) {
     report(errorCallback, userData, *overlap);
     return mlirLogicalResultFailure();
   }

@@ -3,6 +3,7 @@
 #include "Tensor.h"
 
 #include "Errors.h"
+#include "muon/Layout/Layout.h"
 
 #include <algorithm>
 
@@ -32,10 +33,7 @@ int64_t TensorView::inner(int64_t dim) const {
 std::string TensorView::shapeStr() const { return muon::rt::shapeStr(shape); }
 
 std::string muon::rt::shapeStr(const std::vector<int64_t> &shape) {
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s.empty() ? "scalar" : s;
+  return shape.empty() ? "scalar" : layout::shapeString(shape);
 }
 
 TensorView muon::rt::viewOf(const muon_rt_memref *m, const char *op,

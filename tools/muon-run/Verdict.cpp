@@ -6,6 +6,7 @@
 #include "Npy.h"
 #include "Reference.h"
 
+#include "muon/Layout/Layout.h"
 #include "muon/Runtime/muon_runtime.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -20,13 +21,6 @@ using namespace muon;
 using namespace muon::run;
 
 namespace {
-
-std::string shapeStr(const std::vector<int64_t> &s) {
-  std::string r;
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? "x" : "") + std::to_string(s[i]);
-  return r;
-}
 
 /// numpy.allclose(got, want, rtol, atol), plus the max errors over every
 /// element (a failed check still reports how far off the worst one is).
@@ -105,8 +99,8 @@ bool run::printVerdict(const Options &o, const StepSpec &spec,
     llvm::raw_string_ostream nameOs(name);
     llvm::printEscapedString(spec.params[i].name, nameOs);
     std::printf("%-24s %-12s %12.3e %12.3e %12.3e %12.3e  %s\n", name.c_str(),
-                shapeStr(spec.params[i].shape).c_str(), ea, er, ma, mr,
-                ok ? "ok" : "MISMATCH");
+                layout::shapeString(spec.params[i].shape).c_str(), ea, er, ma,
+                mr, ok ? "ok" : "MISMATCH");
   }
   // Zero redundancy: summed over ranks, each matrix exactly once a step.
   double expectMatrices = 0, expectFlops = 0;

@@ -15,6 +15,7 @@
 #define MUON_LAYOUT_LAYOUT_H
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -184,6 +185,20 @@ void unshard(Layout &layout, int axis);
 /// exact in int64 (verify() and verifyWeights() enforce them).
 constexpr int64_t kMaxElements = int64_t(1) << 62;
 constexpr int64_t kMaxWeightTotal = int64_t(1) << 31;
+
+/// A shape as messages and tables write it: dims joined by "x" ("4x8"),
+/// MLIR's dynamic size (the smallest int64_t) as "?", "" for no dims.
+template <typename Dims> std::string shapeString(const Dims &shape) {
+  std::string s;
+  bool first = true;
+  for (int64_t d : shape) {
+    s += (first ? "" : "x") + (d == std::numeric_limits<int64_t>::min()
+                                   ? std::string("?")
+                                   : std::to_string(d));
+    first = false;
+  }
+  return s;
+}
 
 /// Checks weights for splitting over `parts` ranks: empty (even) or one
 /// positive weight per rank, summing to at most 2^31. Returns "" or a

@@ -390,11 +390,21 @@ private:
         flatSizes.push_back(piece.shape[0]);
       }
     }
+    // A tensor with a zero-size dimension has no elements to cut: its
+    // blocks are made, not sliced (tensor.extract_slice refuses even an
+    // empty slice at offset 0 of a dimension of size 0), and no offsets are
+    // looked up.
+    bool empty = llvm::is_contained(shape, 0);
+    auto held = cast<RankedTensorType>(x.getType());
+    if (empty && flat)
+      return tensor::EmptyOp::create(b, loc,
+                                     ArrayRef<OpFoldResult>{perRank(flatSizes)},
+                                     held.getElementType());
     SmallVector<OpFoldResult> offs, szs, strides;
     bool whole = true;
-    auto held = cast<RankedTensorType>(x.getType());
     for (int64_t d = 0; d < rank; ++d) {
-      offs.push_back(perRank(offsets[d]));
+      if (!empty)
+        offs.push_back(perRank(offsets[d]));
       szs.push_back(perRank(sizes[d]));
       strides.push_back(b.getIndexAttr(1));
       whole &= llvm::all_of(offsets[d], [](int64_t o) { return o == 0; }) &&
@@ -402,16 +412,8 @@ private:
                  return s == held.getDimSize(d);
                });
     }
-    // A tensor with a zero-size dimension has no elements to cut: its
-    // blocks are made, not sliced (tensor.extract_slice refuses even an
-    // empty slice at offset 0 of a dimension of size 0).
-    bool empty = llvm::is_contained(shape, 0);
-    Type elementType = held.getElementType();
-    if (empty && flat)
-      return tensor::EmptyOp::create(
-          b, loc, ArrayRef<OpFoldResult>{perRank(flatSizes)}, elementType);
     if (empty && !whole)
-      return tensor::EmptyOp::create(b, loc, szs, elementType);
+      return tensor::EmptyOp::create(b, loc, szs, held.getElementType());
     if (!whole)
       x = tensor::ExtractSliceOp::create(b, loc, x, offs, szs, strides);
     if (!flat)

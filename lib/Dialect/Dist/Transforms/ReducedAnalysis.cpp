@@ -256,9 +256,11 @@ void ReducedAnalysis::visit(Operation *op) {
         callee.getFunctionBody().front().getNumArguments() ==
             call.getArgOperands().size()) {
       SmallVector<std::optional<ReducedState>> args;
-      for (Value v : call.getArgOperands())
-        args.push_back(find(v) ? std::optional<ReducedState>(*find(v))
-                               : std::nullopt);
+      for (Value v : call.getArgOperands()) {
+        const ReducedState *facts = find(v);
+        args.push_back(facts ? std::optional<ReducedState>(*facts)
+                             : std::nullopt);
+      }
       if (auto results = callResults(callee, args)) {
         for (auto [r, facts] : llvm::zip(op->getResults(), *results))
           if (facts)

@@ -69,14 +69,6 @@ static GlobalTensor globalTensorOf(Type type) {
   return {t.getShape(), t.getElementType()};
 }
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "x" : "") +
-         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
-  return s;
-}
-
 /// Checks the Newton-Schulz hyper-parameters shared by muon.step and
 /// muon.newton_schulz.
 static LogicalResult verifyNsParams(Operation *op, int64_t steps,
@@ -209,7 +201,7 @@ LogicalResult StepOp::verify() {
     if (p.getRank() < 2)
       return emitOpError("parameter ")
              << describeParam(i) << " has rank " << p.getRank() << " (shape "
-             << shapeStr(p.shape)
+             << layout::shapeString(p.shape)
              << "); Muon orthogonalises matrices, so give parameters with "
                 "fewer than 2 dims to another optimizer (e.g. AdamW)";
     if (!isa<FloatType>(p.elementType))
@@ -226,7 +218,8 @@ LogicalResult StepOp::verify() {
       // Blocks of an empty matrix would be empty too: nothing to split.
       if (llvm::is_contained(p.shape, 0))
         return emitOpError("parameter ")
-               << describeParam(i) << " of shape " << shapeStr(p.shape)
+               << describeParam(i) << " of shape "
+               << layout::shapeString(p.shape)
                << " has no elements; it has nothing to split into "
                   "Newton-Schulz blocks";
       int64_t total = 0, length = p.shape[d];
@@ -252,9 +245,10 @@ LogicalResult StepOp::verify() {
                            {"momentum buffer", getMomenta()[i]}}) {
       GlobalTensor t = globalTensorOf(v.getType());
       if (t.shape != p.shape)
-        return emitOpError() << what << " of parameter " << describeParam(i)
-                             << " has shape " << shapeStr(t.shape)
-                             << " but the parameter has " << shapeStr(p.shape);
+        return emitOpError()
+               << what << " of parameter " << describeParam(i) << " has shape "
+               << layout::shapeString(t.shape) << " but the parameter has "
+               << layout::shapeString(p.shape);
       if (t.elementType != p.elementType)
         return emitOpError() << what << " of parameter " << describeParam(i)
                              << " has element type " << t.elementType

@@ -50,13 +50,6 @@ void addTraffic(const ParamFacts &p, const std::vector<plan::CommStep> &steps,
   }
 }
 
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "x" : "") + std::to_string(d);
-  return s;
-}
-
 /// The chain column: the plan's gathers (innermost first) and broadcast.
 std::string chainStr(const std::vector<plan::CommStep> &steps,
                      const layout::Mesh &mesh) {
@@ -277,8 +270,9 @@ void muon::optim::printStepReport(const StepReport &report, raw_ostream &os) {
     os << llvm::format(
         "%-5lld %-28s %-14s %-8s %12.6g %12.0f %12.0f %12.0f %12.0f  %s\n",
         static_cast<long long>(p.index), displayName(p.name).c_str(),
-        shapeStr(p.shape).c_str(), owner.c_str(), p.nsFlops, p.gatheredBytes,
-        p.scatteredBytes, p.reduceBytes, p.allReduceBytes, p.chain.c_str());
+        layout::shapeString(p.shape).c_str(), owner.c_str(), p.nsFlops,
+        p.gatheredBytes, p.scatteredBytes, p.reduceBytes, p.allReduceBytes,
+        p.chain.c_str());
   }
   for (const ParamRow &p : report.params) {
     if (!p.blocks)
