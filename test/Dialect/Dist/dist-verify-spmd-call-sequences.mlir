@@ -4,7 +4,8 @@
 
 // A condition on dp is uniform over the callee's tp communicators: the
 // caller issues the callee's all_reduce on the dp = 0 ranks' communicator
-// only (ranks 0 and 1), the callee on its own on both.
+// only (ranks 0 and 1). The callee is private and only called: it runs
+// where it is called, and is not simulated as an entry point of its own.
 dist.mesh @m [dp = 2, tp = 2]
 func.func @by_dp(%x: tensor<4xf32>) -> tensor<4xf32> {
   %d = dist.coord @m axes [dp]
@@ -19,6 +20,31 @@ func.func @by_dp(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %y : tensor<4xf32>
 }
 func.func private @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = dist.all_reduce %x on @m axes [tp] reduce sum : tensor<4xf32> -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+// CHECK: communicator @m [tp] ranks {0, 1}: 1 collectives
+// CHECK-NEXT: dist.all_reduce axes [tp]
+// CHECK-NOT: communicator
+
+// -----
+
+// The same callee, public: an entry point too, simulated on its own on
+// both tp communicators after the caller's.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @by_dp(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = dist.coord @m axes [dp]
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %d, %c0 : index
+  %y = scf.if %first -> tensor<4xf32> {
+    %a = func.call @leaf(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %a : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+func.func @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = dist.all_reduce %x on @m axes [tp] reduce sum : tensor<4xf32> -> tensor<4xf32>
   return %a : tensor<4xf32>
 }

@@ -43,9 +43,13 @@ struct Variance {
   bool any = false;
   std::set<MeshAxis> axes;
 
-  void join(const Variance &o) {
+  /// Whether `o` added anything.
+  bool join(const Variance &o) {
+    size_t before = axes.size();
+    bool wasAny = any;
     any |= o.any;
     axes.insert(o.axes.begin(), o.axes.end());
+    return any != wasAny || axes.size() != before;
   }
 };
 
@@ -133,23 +137,29 @@ public:
         .wasInterrupted();
   }
 
-  /// Calls `fn` on every collective of `f` and of the functions it reaches.
-  void forEachCollective(FunctionOpInterface f,
-                         function_ref<void(CollectiveOpInterface)> fn) const {
+  /// Calls `fn` on `f` and on every function it calls, directly or not,
+  /// once each.
+  void forEachReached(FunctionOpInterface f,
+                      function_ref<void(Operation *)> fn) const {
     DenseSet<Operation *> seen;
     SmallVector<Operation *> todo{f.getOperation()};
     while (!todo.empty()) {
       Operation *g = todo.pop_back_val();
       if (!seen.insert(g).second)
         continue;
-      g->walk([&](Operation *op) {
-        if (auto coll = dyn_cast<CollectiveOpInterface>(op))
-          fn(coll);
-        else if (auto call = dyn_cast<CallOpInterface>(op))
-          if (FunctionOpInterface h = callee(call))
-            todo.push_back(h.getOperation());
-      });
+      fn(g);
+      auto it = infos.find(g);
+      if (it != infos.end())
+        todo.append(it->second.callees.begin(), it->second.callees.end());
     }
+  }
+
+  /// Calls `fn` on every collective of `f` and of the functions it reaches.
+  void forEachCollective(FunctionOpInterface f,
+                         function_ref<void(CollectiveOpInterface)> fn) const {
+    forEachReached(f, [&](Operation *g) {
+      g->walk([&](CollectiveOpInterface coll) { fn(coll); });
+    });
   }
 
 private:
@@ -168,7 +178,14 @@ private:
 
 class VarianceAnalysis {
 public:
-  VarianceAnalysis(FunctionOpInterface func, SymbolTableCollection &tables) {
+  /// `args`: what the entry block's arguments may vary over; without it
+  /// (an entry point) they are runtime data.
+  VarianceAnalysis(FunctionOpInterface func, SymbolTableCollection &tables,
+                   const std::vector<Variance> *args = nullptr) {
+    if (args && !func.isExternal())
+      for (auto [arg, v] :
+           llvm::zip(func.getFunctionBody().front().getArguments(), *args))
+        set(arg, v);
     func->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto rankOp = dyn_cast<RankOp>(op)) {
         Variance v;
@@ -212,10 +229,94 @@ private:
   DenseMap<Value, Variance> values;
 };
 
+/// What the arguments of each function may vary over. A private function
+/// whose every use is a call runs only where the module calls it: its
+/// arguments vary as the operands its calls pass (joined over the calls,
+/// to a fixed point, since calls may form cycles). Any other function is an
+/// entry point, whose arguments are runtime data.
+class ArgumentVariance {
+public:
+  ArgumentVariance(Operation *root, SymbolTableCollection &tables,
+                   const CollectiveReach &reach) {
+    // Every reference to a function, in one walk over each op's own
+    // attributes (asking per function would rescan the module).
+    DenseMap<Operation *, bool> onlyCalled;
+    root->walk([&](Operation *user) {
+      auto call = dyn_cast<CallOpInterface>(user);
+      user->getAttrDictionary().walk([&](SymbolRefAttr ref) {
+        auto f = dyn_cast_or_null<FunctionOpInterface>(
+            tables.lookupNearestSymbolFrom(user, ref));
+        if (!f)
+          return;
+        bool asCallee =
+            call && call.getCallableForCallee() == CallInterfaceCallable(ref);
+        auto [it, first] = onlyCalled.try_emplace(f.getOperation(), asCallee);
+        if (!first)
+          it->second &= asCallee;
+      });
+    });
+    root->walk([&](FunctionOpInterface f) {
+      if (f.isExternal() || !f.isPrivate() ||
+          !onlyCalled.lookup(f.getOperation()))
+        return;
+      // Nothing flows in before the first call is seen.
+      args[f.getOperation()].assign(
+          f.getFunctionBody().front().getNumArguments(), Variance());
+    });
+    std::vector<FunctionOpInterface> order;
+    root->walk([&](FunctionOpInterface f) {
+      if (!f.isExternal())
+        order.push_back(f);
+    });
+    std::vector<FunctionOpInterface> todo(order.rbegin(), order.rend());
+    DenseSet<Operation *> queued;
+    for (FunctionOpInterface f : order)
+      queued.insert(f.getOperation());
+    while (!todo.empty()) {
+      FunctionOpInterface f = todo.back();
+      todo.pop_back();
+      queued.erase(f.getOperation());
+      VarianceAnalysis analysis(f, tables, of(f));
+      f->walk([&](CallOpInterface call) {
+        FunctionOpInterface g = reach.callee(call);
+        auto it = g ? args.find(g.getOperation()) : args.end();
+        if (it == args.end())
+          return;
+        std::vector<Variance> &in = it->second;
+        bool changed = false;
+        if (call.getArgOperands().size() != in.size()) {
+          // Not a call the callee's arguments can be read from.
+          for (Variance &v : in)
+            changed |= v.join(Variance{true, {}});
+        } else {
+          for (auto [v, operand] : llvm::zip(in, call.getArgOperands()))
+            changed |= v.join(analysis.get(operand));
+        }
+        if (changed && queued.insert(g.getOperation()).second)
+          todo.push_back(g);
+      });
+    }
+  }
+
+  /// The argument variances of `f`; null for an entry point.
+  const std::vector<Variance> *of(FunctionOpInterface f) const {
+    auto it = args.find(f.getOperation());
+    return it == args.end() ? nullptr : &it->second;
+  }
+
+  /// Whether `f` runs only through calls in this module (so it is checked
+  /// where it is called, not as an entry point).
+  bool isCallee(FunctionOpInterface f) const { return of(f) != nullptr; }
+
+private:
+  DenseMap<Operation *, std::vector<Variance>> args;
+};
+
 LogicalResult checkControlFlow(FunctionOpInterface func,
                                SymbolTableCollection &tables,
-                               const CollectiveReach &reach) {
-  VarianceAnalysis analysis(func, tables);
+                               const CollectiveReach &reach,
+                               const ArgumentVariance &arguments) {
+  VarianceAnalysis analysis(func, tables, arguments.of(func));
   LogicalResult result = success();
   func->walk([&](Operation *op) {
     auto coll = dyn_cast<CollectiveOpInterface>(op);
@@ -719,11 +820,24 @@ struct DistVerifySpmdPass
       return signalPassFailure();
     SymbolTableCollection tables;
     CollectiveReach reach(getOperation(), tables);
-    bool ok = true;
+    ArgumentVariance arguments(getOperation(), tables, reach);
+    DenseSet<Operation *> brokenControlFlow;
     getOperation().walk([&](FunctionOpInterface func) {
-      if (func.isExternal())
+      if (!func.isExternal() &&
+          failed(checkControlFlow(func, tables, reach, arguments)))
+        brokenControlFlow.insert(func.getOperation());
+    });
+    bool ok = brokenControlFlow.empty();
+    getOperation().walk([&](FunctionOpInterface func) {
+      // A function run only through calls is simulated at each of them,
+      // with the caller's arguments. A simulation through control flow
+      // already refused would only repeat that error as a divergence.
+      if (func.isExternal() || arguments.isCallee(func))
         return;
-      if (failed(checkControlFlow(func, tables, reach)) ||
+      bool broken = false;
+      reach.forEachReached(
+          func, [&](Operation *g) { broken |= brokenControlFlow.contains(g); });
+      if (!broken &&
           failed(checkSequences(func, tables, reach, printSequences)))
         ok = false;
     });

@@ -66,7 +66,12 @@ def DistVerifySpmd : Pass<"dist-verify-spmd", "mlir::ModuleOp"> {
     the call with the axes of all of them, and the simulation runs the
     callee's body at the call with what is known of its arguments (a
     recursion that reaches collectives cannot be simulated and is refused).
-    Every function is also checked on its own, as an entry point.
+    A private function whose every use in the module is a call runs only
+    there: its arguments vary as what its calls pass (joined over the
+    calls), and its collectives are simulated at the calls only. Every
+    other function is an entry point, checked on its own with its
+    arguments taken as runtime data. A function reaching control flow that
+    check 1 refused is not simulated.
 
     The IR is not changed. With `print-sequences`, the per-communicator
     sequences are printed.
