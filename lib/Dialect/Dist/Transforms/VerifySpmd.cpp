@@ -238,6 +238,12 @@ class ArgumentVariance {
 public:
   ArgumentVariance(Operation *root, SymbolTableCollection &tables,
                    const CollectiveReach &reach) {
+    bool anyPrivate = false;
+    root->walk([&](FunctionOpInterface f) {
+      anyPrivate |= !f.isExternal() && f.isPrivate();
+    });
+    if (!anyPrivate)
+      return; // every function is an entry point (a compiled step's case)
     // Every reference to a function, in one walk over each op's own
     // attributes (asking per function would rescan the module).
     DenseMap<Operation *, bool> onlyCalled;
