@@ -87,19 +87,31 @@ public:
         }
       });
     });
-    // Up the call graph until nothing changes (calls may form cycles).
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto &[f, info] : infos)
-        for (Operation *g : info.callees) {
-          auto it = infos.find(g);
-          if (it == infos.end() || !it->second.reaches)
-            continue;
-          size_t before = info.axes.size();
-          info.axes.insert(it->second.axes.begin(), it->second.axes.end());
-          changed |= !info.reaches || info.axes.size() != before;
+    // Up the call graph, from each function that gained something to its
+    // callers, until nothing changes (calls may form cycles). A worklist:
+    // sweeping every function until a sweep changes nothing takes as many
+    // sweeps as the longest call chain.
+    DenseMap<Operation *, SmallVector<Operation *>> callers;
+    SmallVector<Operation *> todo;
+    for (auto &[f, info] : infos) {
+      for (Operation *g : info.callees)
+        callers[g].push_back(f);
+      if (info.reaches)
+        todo.push_back(f);
+    }
+    while (!todo.empty()) {
+      Operation *g = todo.pop_back_val();
+      // Copied: the caller may be `g` itself (recursion).
+      std::set<MeshAxis> axes = infos.find(g)->second.axes;
+      for (Operation *f : callers.lookup(g)) {
+        Info &info = infos.find(f)->second;
+        size_t before = info.axes.size();
+        info.axes.insert(axes.begin(), axes.end());
+        if (!info.reaches || info.axes.size() != before) {
           info.reaches = true;
+          todo.push_back(f);
         }
+      }
     }
   }
 
