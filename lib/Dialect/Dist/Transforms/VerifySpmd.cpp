@@ -135,18 +135,21 @@ public:
   }
 
   /// Whether `op` or anything nested in it issues a collective, itself or
-  /// through a call.
+  /// through a call. Remembered per op: the simulation asks again on every
+  /// iteration of a loop around `op`, and walking a large body each time
+  /// would cost iterations x body size, which no budget counts.
   bool contains(Operation *op) const {
-    return op
-        ->walk([&](Operation *inner) {
-          if (isa<CollectiveOpInterface>(inner))
-            return WalkResult::interrupt();
-          if (auto call = dyn_cast<CallOpInterface>(inner);
-              call && reaches(call))
-            return WalkResult::interrupt();
-          return WalkResult::advance();
-        })
-        .wasInterrupted();
+    auto [it, isNew] = containsCache.try_emplace(op, false);
+    if (isNew)
+      it->second = op->walk([&](Operation *inner) {
+                       if (isa<CollectiveOpInterface>(inner))
+                         return WalkResult::interrupt();
+                       if (auto call = dyn_cast<CallOpInterface>(inner);
+                           call && reaches(call))
+                         return WalkResult::interrupt();
+                       return WalkResult::advance();
+                     }).wasInterrupted();
+    return it->second;
   }
 
   /// Calls `fn` on `f` and on every function it calls, directly or not,
@@ -182,6 +185,7 @@ private:
   };
   SymbolTableCollection &tables;
   DenseMap<Operation *, Info> infos;
+  mutable DenseMap<Operation *, bool> containsCache;
 };
 
 //===----------------------------------------------------------------------===//

@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""Compile time of the checking passes over call chains: dist-verify-spmd
-and dist-verify-reduced on a module whose entry calls a chain of N helper
-functions, the last of which all-reduces.
+"""Compile time of the checking passes (dist-verify-spmd,
+dist-verify-reduced) on programs that grow in one direction:
 
-  python3 bench/compile_time/calls.py [--opt build/bin/muon-opt]
-                                      [--baseline OTHER-muon-opt]
-                                      [--sizes 1000,3000,10000,20000]
+  private  an entry calls a chain of N private helpers, the last of which
+           all-reduces (each helper runs only through its call, and is
+           simulated there);
+  public   the same chain of public helpers: each is an entry point whose
+           simulation runs the rest of the chain, quadratic in N by
+           construction (up to --public-max);
+  loop     a loop of 20,000 iterations around an all_reduce and an inner
+           loop of N operations without collectives (every rank's
+           simulation steps through the outer loop).
 
-For each chain length, each pass, and helpers private (run only through
-the calls: simulated where they are called) or public (each an entry
-point, so checking them all is quadratic in the chain by construction),
-it prints the seconds of the pass alone (--mlir-timing, so parsing the
-input is not counted) and the exponent of a least-squares fit of
-log(time) on log(N): 1.0 is linear growth. --baseline times another
-muon-opt on the same inputs (e.g. a build of an older commit) and prints
-the ratio baseline / this.
+  python3 bench/compile_time/checks.py [--opt build/bin/muon-opt]
+                                       [--baseline OTHER-muon-opt]
+                                       [--sizes 1000,3000,10000,20000]
+                                       [--kinds private,public,loop]
+
+For each kind, pass and N it prints the seconds of the pass alone
+(--mlir-timing, so parsing the input is not counted) and the exponent of
+a least-squares fit of log(time) on log(N): 1.0 is linear growth.
+--baseline times another muon-opt on the same inputs (e.g. a build of an
+older commit) and prints the ratio baseline / this.
 """
 
 import os
@@ -46,6 +53,29 @@ def chain(n, private):
     return "\n".join(out) + "\n"
 
 
+def loop(n, trips=20000):
+    """A loop around an all_reduce and an inner loop of n additions."""
+    out = ["dist.mesh @m [dp = 2]",
+           "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {",
+           "  %c0 = arith.constant 0 : index",
+           "  %c1 = arith.constant 1 : index",
+           f"  %n = arith.constant {trips} : index",
+           "  %y = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x)"
+           " -> tensor<4xf32> {",
+           "    %a = dist.all_reduce %acc on @m axes [dp] reduce sum"
+           " : tensor<4xf32> -> tensor<4xf32>",
+           "    %s = scf.for %j = %c0 to %c1 step %c1 iter_args(%t = %c0)"
+           " -> index {"]
+    prev = "%j"
+    for i in range(n):
+        out.append(f"      %v{i} = arith.addi {prev}, {prev} : index")
+        prev = f"%v{i}"
+    out += [f"      scf.yield {prev} : index", "    }",
+            "    scf.yield %a : tensor<4xf32>", "  }",
+            "  return %y : tensor<4xf32>", "}"]
+    return "\n".join(out) + "\n"
+
+
 def pass_seconds(opt, path, name):
     p = subprocess.run([opt, path, f"--{name}", "--mlir-timing",
                         "-o", os.devnull], capture_output=True, text=True,
@@ -67,26 +97,30 @@ def main():
     ap.add_argument("--sizes", default="1000,3000,10000,20000")
     ap.add_argument("--public-max", type=int, default=3000,
                     help="longest public chain to time (quadratic)")
+    ap.add_argument("--kinds", default="private,public,loop")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     opts = [("this", args.opt)] + (
         [("baseline", args.baseline)] if args.baseline else [])
+    make = {"private": lambda n: chain(n, True),
+            "public": lambda n: chain(n, False), "loop": loop}
     with tempfile.TemporaryDirectory() as tmp:
-        for private in (True, False):
-            kind = "private" if private else "public"
+        for kind in args.kinds.split(","):
+            if kind not in make:
+                sys.exit(f"unknown kind '{kind}' (private, public, loop)")
             for name in PASSES:
                 points = {label: [] for label, _ in opts}
-                print(f"\n{name}, {kind} helpers")
+                print(f"\n{name}, {kind}")
                 print(f"{'N':>7} " + " ".join(
                     f"{label + ' s':>12}" for label, _ in opts) +
                     ("  baseline/this" if args.baseline else ""))
                 for n in sizes:
-                    if not private and n > args.public_max:
+                    if kind == "public" and n > args.public_max:
                         continue
                     path = os.path.join(tmp, f"{kind}{n}.mlir")
                     if not os.path.exists(path):
                         with open(path, "w") as f:
-                            f.write(chain(n, private))
+                            f.write(make[kind](n))
                     secs = [pass_seconds(opt, path, name) for _, opt in opts]
                     for (label, _), s in zip(opts, secs):
                         points[label].append((n, s))
