@@ -48,16 +48,17 @@ LLVM::CallOp wrappedCall(LLVM::LLVMFuncOp wrapper) {
   return call;
 }
 
-/// The references to symbol `name` in `module` (calls, invokes,
-/// address-of, a function's personality, any attribute), or none when an
-/// op of unknown meaning may hold some.
-std::optional<unsigned> countUses(ModuleOp module, StringRef name) {
-  unsigned count = 0;
+/// The references to each symbol in `module` by root name (calls,
+/// invokes, address-of, a function's personality, any attribute), or none
+/// when an op of unknown meaning may hold some. Counted once: inlining an
+/// entry moves its body's references, it adds none.
+std::optional<llvm::StringMap<unsigned>> countUses(ModuleOp module) {
+  llvm::StringMap<unsigned> counts;
   if (failed(muon::walkSymbolReferences(module, [&](SymbolRefAttr ref) {
-        count += ref.getRootReference() == name;
+        ++counts[ref.getRootReference()];
       })))
     return std::nullopt;
-  return count;
+  return counts;
 }
 
 /// Whether `entry`'s body means the same in another function: no
@@ -107,7 +108,12 @@ struct MuonInlineEntryIntoCInterface
       for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
         if (fn.getName().starts_with(kCInterfacePrefix))
           wrappers.push_back(fn);
+      if (wrappers.empty())
+        return;
       SymbolTable symbols(module);
+      std::optional<llvm::StringMap<unsigned>> uses = countUses(module);
+      if (!uses)
+        return;
       for (LLVM::LLVMFuncOp wrapper : wrappers) {
         LLVM::CallOp call = wrappedCall(wrapper);
         if (!call)
@@ -125,7 +131,7 @@ struct MuonInlineEntryIntoCInterface
           continue;
         // Only the wrapper's call may use the entry: anything else calling
         // or taking the address of `F` would lose it.
-        if (countUses(module, entry.getName()) != 1u)
+        if (uses->lookup(entry.getName()) != 1u)
           continue;
         inlineInto(entry, wrapper, call);
       }
