@@ -237,3 +237,25 @@ func.func @redistribute(%x: !s) -> !r {
   %y = dist.redistribute %x : !s -> !r
   return %y : !r
 }
+
+// -----
+
+// A collective's extent tables have an entry per member of its
+// communicator: bounded as every pass that visits every rank is (a scatter
+// over 2^31 members ran out of memory building its table).
+dist.mesh @m [dp = 2147483648]
+func.func @huge_scatter(%x: tensor<1x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'dist.scatter' op convert-dist-to-runtime builds tables with an entry per member of this collective's communicator, which has 2147483648 ranks; at most 1048576 are supported}}
+  %g = dist.scatter %x on @m axes [dp] dim 0 root 5 : tensor<1x8xf32> -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}
+
+// -----
+
+// The bound is on the communicator, not the mesh: a collective over a
+// small axis of a huge mesh is lowered.
+dist.mesh @m [dp = 2097152, tp = 2]
+func.func @small_comm(%x: tensor<2x8xf32>) -> tensor<1x8xf32> {
+  %g = dist.scatter %x on @m axes [tp] dim 0 root 1 : tensor<2x8xf32> -> tensor<1x8xf32>
+  return %g : tensor<1x8xf32>
+}

@@ -214,14 +214,27 @@ LogicalResult checkLowerable(func::FuncOp f) {
   return failure(r.wasInterrupted());
 }
 
-/// The argument shape tables below visit every rank: bound the mesh.
-LogicalResult checkArgumentMeshes(func::FuncOp f) {
+/// The argument shape tables below visit every rank, and a collective's
+/// extent tables every member of its communicator: bound both, as every
+/// pass that visits every rank does (a scatter over 2^31 members ran out
+/// of memory building its table).
+LogicalResult checkEnumerable(func::FuncOp f,
+                              const muon::CommunicatorTable &comms) {
   for (Type t : f.getArgumentTypes())
     if (auto dt = dyn_cast<DistTensorType>(t))
       if (failed(checkEnumerableMesh(f, lookupMesh(f, dt.getMesh()),
                                      "convert-dist-to-runtime")))
         return failure();
-  return success();
+  WalkResult r = f.walk([&](CollectiveOpInterface op) {
+    int64_t k = comms.groupSize(op);
+    if (k <= kMaxEnumeratedRanks)
+      return WalkResult::advance();
+    op->emitOpError("convert-dist-to-runtime builds tables with an entry "
+                    "per member of this collective's communicator, which has ")
+        << k << " ranks; at most " << kMaxEnumeratedRanks << " are supported";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
 }
 
 /// Every rank's expected local shape of each distributed argument, recorded
@@ -381,7 +394,7 @@ struct ConvertDistToRuntimePass
         if (op->use_empty())
           op.erase();
       });
-      if (failed(checkLowerable(f)) || failed(checkArgumentMeshes(f)) ||
+      if (failed(checkLowerable(f)) || failed(checkEnumerable(f, comms)) ||
           failed(comms.createFor(f, rt)))
         return signalPassFailure();
       argTables[f] = argumentShapeTables(f);
