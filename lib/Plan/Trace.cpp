@@ -2,15 +2,49 @@
 
 #include "muon/Plan/Trace.h"
 
+#include <cstdint>
 #include <cstdio>
 
 using namespace muon;
 using namespace muon::plan;
 
 namespace {
+/// The length of the well-formed UTF-8 sequence at `s[i]`, or 0 (a stray
+/// continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut
+/// short).
+size_t utf8Length(const std::string &s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80)
+    return 1;
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size())
+    return 0;
+  uint32_t cp = c & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return n;
+}
+
+/// `s` as a JSON string. Names come from the IR and may hold any bytes:
+/// those that are not UTF-8 become U+FFFD, as in muon-report's JSON, so
+/// the trace stays valid JSON.
 std::string quoted(const std::string &s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    size_t n = utf8Length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD"; // U+FFFD
+      ++i;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
@@ -19,8 +53,9 @@ std::string quoted(const std::string &s) {
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
     } else {
-      out += c;
+      out.append(s, i, n);
     }
+    i += n;
   }
   return out + "\"";
 }
