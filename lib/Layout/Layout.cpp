@@ -487,17 +487,11 @@ LocalShard muon::layout::computeShard(const std::vector<int64_t> &shape,
   return local;
 }
 
-Interval muon::layout::flatMemberRange(const FlatGroup &group,
-                                       int64_t axisSize, int64_t member,
-                                       int64_t coord) {
-  int64_t total = 0, start = 0;
-  for (size_t m = 0; m < group.memberNumel.size(); ++m) {
-    if (static_cast<int64_t>(m) == member)
-      start = total;
-    total += group.memberNumel[m];
-  }
-  Interval mine = chunk(total, axisSize, coord, group.weights);
-  int64_t end = start + group.memberNumel[member];
+/// The part of `mine` (a range of the group's concatenated elements) that
+/// falls in the member starting at `start` with `numel` elements, relative to
+/// the member; an empty range where they do not meet.
+static Interval clipToMember(Interval mine, int64_t start, int64_t numel) {
+  int64_t end = start + numel;
   int64_t lo = std::max(mine.offset, start);
   int64_t hi = std::min(mine.offset + mine.size, end);
   if (hi <= lo)
@@ -505,9 +499,50 @@ Interval muon::layout::flatMemberRange(const FlatGroup &group,
   return {lo - start, hi - lo};
 }
 
+/// Where member `member` starts in the group's concatenation, and the
+/// concatenation's length.
+static std::pair<int64_t, int64_t> memberStart(const FlatGroup &group,
+                                               int64_t member) {
+  int64_t total = 0, start = 0;
+  for (size_t m = 0; m < group.memberNumel.size(); ++m) {
+    if (static_cast<int64_t>(m) == member)
+      start = total;
+    total += group.memberNumel[m];
+  }
+  return {start, total};
+}
+
+Interval muon::layout::flatMemberRange(const FlatGroup &group, int64_t axisSize,
+                                       int64_t member, int64_t coord) {
+  auto [start, total] = memberStart(group, member);
+  return clipToMember(chunk(total, axisSize, coord, group.weights), start,
+                      group.memberNumel[member]);
+}
+
 LocalShard muon::layout::localShard(const std::vector<int64_t> &shape,
                                     const Layout &layout, const Mesh &mesh,
                                     const std::vector<int64_t> &coords) {
+  return LocalShards(shape, layout, mesh, /*oneRank=*/true)(coords);
+}
+
+Interval LocalShards::part(int64_t key, int64_t length, int64_t parts,
+                           int64_t index, const std::vector<int64_t> &weights) {
+  if (weights.empty() || oneRank)
+    return chunk(length, parts, index, weights); // even: constant time
+  if (index < 0 || index >= parts)
+    return {length, 0};
+  auto [it, fresh] = starts.try_emplace({key, length});
+  std::vector<int64_t> &at = it->second;
+  if (fresh) {
+    at.reserve(parts + 1);
+    at.push_back(0);
+    for (int64_t size : chunkSizes(length, parts, weights))
+      at.push_back(at.back() + size);
+  }
+  return {at[index], at[index + 1] - at[index]};
+}
+
+LocalShard LocalShards::operator()(const std::vector<int64_t> &coords) {
   LocalShard local = computeShard(shape, layout, mesh, coords);
   const Storage &st = layout.storage;
   switch (st.kind) {
@@ -515,18 +550,24 @@ LocalShard muon::layout::localShard(const std::vector<int64_t> &shape,
     break;
   case StorageKind::Dim:
   case StorageKind::Block:
-    for (const StorageSplit &s : st.splits) {
-      Interval part = chunk(local.shape[s.dim], mesh.sizes[s.axis],
-                            coords[s.axis], s.weights);
-      local.offsets[s.dim] += part.offset;
-      local.shape[s.dim] = part.size;
+    for (size_t i = 0; i < st.splits.size(); ++i) {
+      const StorageSplit &s = st.splits[i];
+      Interval p = part(static_cast<int64_t>(i), local.shape[s.dim],
+                        mesh.sizes[s.axis], coords[s.axis], s.weights);
+      local.offsets[s.dim] += p.offset;
+      local.shape[s.dim] = p.size;
     }
     break;
   case StorageKind::Flat: {
-    Interval part = flatMemberRange(st.group, mesh.sizes[st.group.axis],
-                                    st.member, coords[st.group.axis]);
-    local.shape = {part.size};
-    local.offsets = {part.offset};
+    // The member's place in the group is the same for every rank.
+    if (!member)
+      member = memberStart(st.group, st.member);
+    int64_t axis = st.group.axis;
+    Interval p = clipToMember(part(-1, member->second, mesh.sizes[axis],
+                                   coords[axis], st.group.weights),
+                              member->first, st.group.memberNumel[st.member]);
+    local.shape = {p.size};
+    local.offsets = {p.offset};
     local.flattened = true;
     break;
   }

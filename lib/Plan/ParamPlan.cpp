@@ -329,9 +329,9 @@ double plan::ownerFlops(const ParamPlan &plan,
     return 0;
   layout::Layout gathered = layoutAfter(plan, layout, plan.chain.size());
   int64_t maxBatch = 0;
+  layout::LocalShards shards(shape, gathered, mesh);
   for (int64_t r : ownerRanks(plan, mesh, candidates.front())) {
-    layout::LocalShard s =
-        layout::localShard(shape, gathered, mesh, mesh.coords(r));
+    layout::LocalShard s = shards(mesh.coords(r));
     int64_t b = 1;
     for (size_t d = 0; d + 2 < s.shape.size(); ++d)
       b *= s.shape[d];
@@ -523,6 +523,7 @@ std::vector<Transfer> plan::transfersOf(const ParamPlan &plan,
   // (and the scatter's output) layout.
   const layout::Layout &piece =
       step.kind == CommStep::Kind::Scatter ? step.to : step.from;
+  layout::LocalShards pieces(shape, piece, mesh);
   for (int64_t r = 0; r < mesh.numRanks(); ++r) {
     std::vector<int64_t> c = mesh.coords(r);
     if (!takesPart(plan, step, c, oc))
@@ -536,7 +537,7 @@ std::vector<Transfer> plan::transfersOf(const ParamPlan &plan,
     if (isRoot)
       continue;
     int64_t root = mesh.rank(rootCoords);
-    int64_t n = layout::localShard(shape, piece, mesh, c).numElements();
+    int64_t n = pieces(c).numElements();
     if (step.kind == CommStep::Kind::Gather)
       result.push_back({r, root, n});
     else

@@ -416,9 +416,11 @@ private:
     int64_t n = 1;
     for (int a : s.axes)
       n *= mesh.sizes[a];
+    // Per layout, one table of its weighted splits for all ranks.
+    std::map<const layout::Layout *, layout::LocalShards> shardsOf;
     auto elementsOf = [&](const layout::Layout &l, int64_t r) {
-      return static_cast<double>(
-          layout::localShard(p.shape, l, mesh, coords[r]).numElements());
+      auto it = shardsOf.try_emplace(&l, p.shape, l, mesh).first;
+      return static_cast<double>(it->second(coords[r]).numElements());
     };
     for (int64_t r = 0; r < numRanks; ++r) {
       // Naive gathers are all-gathers: every rank of the group takes part.

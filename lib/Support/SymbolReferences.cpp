@@ -22,13 +22,14 @@ bool isLeaf(Attribute value) {
 /// visit tens of thousands of times.
 class Scanner {
 public:
-  explicit Scanner(function_ref<void(SymbolRefAttr)> visit) : visit(visit) {}
+  explicit Scanner(function_ref<void(Operation *, SymbolRefAttr)> visit)
+      : visit(visit) {}
 
-  void scan(Attribute value) {
+  void scan(Operation *user, Attribute value) {
     if (!value || isLeaf(value))
       return;
     if (auto ref = dyn_cast<SymbolRefAttr>(value)) {
-      visit(ref);
+      visit(user, ref);
       return;
     }
     auto [it, fresh] = nested.try_emplace(value);
@@ -37,11 +38,11 @@ public:
         refs.push_back(ref);
       });
     for (SymbolRefAttr ref : it->second)
-      visit(ref);
+      visit(user, ref);
   }
 
 private:
-  function_ref<void(SymbolRefAttr)> visit;
+  function_ref<void(Operation *, SymbolRefAttr)> visit;
   llvm::DenseMap<Attribute, SmallVector<SymbolRefAttr, 0>> nested;
 };
 
@@ -50,6 +51,12 @@ private:
 LogicalResult
 muon::walkSymbolReferences(Operation *root,
                            function_ref<void(SymbolRefAttr)> visit) {
+  return walkSymbolReferences(
+      root, [&](Operation *, SymbolRefAttr ref) { visit(ref); });
+}
+
+LogicalResult muon::walkSymbolReferences(
+    Operation *root, function_ref<void(Operation *, SymbolRefAttr)> visit) {
   Scanner scanner(visit);
   WalkResult walked = root->walk([&](Operation *op) {
     if (!op->isRegistered() && op->getNumRegions() != 0)
@@ -57,11 +64,11 @@ muon::walkSymbolReferences(Operation *root,
     // Every attribute of an op without properties; the discardable ones
     // of an op with them, whose inherent ones are read one by one.
     for (NamedAttribute attr : op->getRawDictionaryAttrs())
-      scanner.scan(attr.getValue());
+      scanner.scan(op, attr.getValue());
     if (op->getPropertiesStorageSize() != 0)
       for (StringAttr name : op->getName().getAttributeNames())
         if (std::optional<Attribute> value = op->getInherentAttr(name))
-          scanner.scan(*value);
+          scanner.scan(op, *value);
     return WalkResult::advance();
   });
   return failure(walked.wasInterrupted());

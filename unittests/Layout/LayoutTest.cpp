@@ -176,6 +176,51 @@ TEST(Storage, FlatGroupOfFourTensors) {
   EXPECT_EQ(s.offsets, (Shape{2}));
 }
 
+TEST(Storage, AllRanksAtOnceAreOneRankAtATime) {
+  // LocalShards keeps a table of each weighted split's starts per length;
+  // every rank, asked in any order, must get what localShard() gives.
+  // Uneven tp shards (7 rows: 4 and 3) give the storage split two lengths.
+  Mesh m{{"dp", "tp"}, {3, 2}};
+  std::vector<std::pair<Shape, Layout>> cases;
+  Layout dim = layoutOf({Placement::replicate(), Placement::shard(0)});
+  dim.storage.kind = StorageKind::Dim;
+  dim.storage.splits = {{0, 0, {1, 2, 1}}};
+  cases.push_back({{7, 5}, dim});
+  Layout block = layoutOf({Placement::replicate(), Placement::replicate()});
+  block.storage.kind = StorageKind::Block;
+  block.storage.splits = {{0, 0, {3, 1, 1}}, {1, 1, {1, 4}}};
+  cases.push_back({{9, 6}, block});
+  Layout flat = layoutOf({Placement::replicate(), Placement::replicate()});
+  flat.storage.kind = StorageKind::Flat;
+  flat.storage.group = {0, {10, 15, 4}, {2, 1, 5}};
+  flat.storage.member = 1;
+  cases.push_back({{3, 5}, flat});
+  for (auto &[shape, l] : cases) {
+    ASSERT_EQ(verify(shape, l, m), "");
+    LocalShards shards(shape, l, m);
+    for (int64_t r = m.numRanks() - 1; r >= 0; --r)
+      for (int pass = 0; pass < 2; ++pass) {
+        LocalShard want = localShard(shape, l, m, m.coords(r));
+        LocalShard got = shards(m.coords(r));
+        EXPECT_EQ(got.shape, want.shape) << "rank " << r;
+        EXPECT_EQ(got.offsets, want.offsets) << "rank " << r;
+        EXPECT_EQ(got.flattened, want.flattened) << "rank " << r;
+      }
+  }
+  // And the numbers themselves, by hand for the weighted dim split: tp = 0
+  // holds rows 0-3 (4 rows over [1, 2, 1]: 1, 2, 1), tp = 1 rows 4-6 (3
+  // rows: ceil(3/4) = 1, ceil(6/4) = 2, then none left).
+  LocalShards shards(cases[0].first, dim, m);
+  Shape rows, starts;
+  for (int64_t r = 0; r < m.numRanks(); ++r) {
+    LocalShard s = shards(m.coords(r));
+    rows.push_back(s.shape[0]);
+    starts.push_back(s.offsets[0]);
+  }
+  EXPECT_EQ(rows, (Shape{1, 1, 2, 2, 1, 0}));
+  EXPECT_EQ(starts, (Shape{0, 4, 1, 5, 3, 7}));
+}
+
 TEST(Storage, FsdpV2UseCase1) {
   // Dim-0 storage over dp=8.
   Layout l = layoutOf({Placement::replicate()});

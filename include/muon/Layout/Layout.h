@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -223,6 +225,40 @@ LocalShard computeShard(const std::vector<int64_t> &shape,
 /// have passed verify().
 LocalShard localShard(const std::vector<int64_t> &shape, const Layout &layout,
                       const Mesh &mesh, const std::vector<int64_t> &coords);
+
+/// localShard() of one tensor for many ranks. A weighted split's part i
+/// starts after the parts before it, so chunk() walks them: asked once per
+/// rank, that is quadratic in the axis size. Here the parts' starts are
+/// computed once per (split, length) and every rank reads its own; the
+/// results are localShard()'s. Holds references: `shape`, `layout` and
+/// `mesh` must outlive it.
+class LocalShards {
+public:
+  /// `oneRank`: asked for a single rank (localShard()), where walking the
+  /// parts before it costs less than a table of all of them.
+  LocalShards(const std::vector<int64_t> &shape, const Layout &layout,
+              const Mesh &mesh, bool oneRank = false)
+      : shape(shape), layout(layout), mesh(mesh), oneRank(oneRank) {}
+
+  LocalShard operator()(const std::vector<int64_t> &coords);
+
+private:
+  /// Part `index` of `length` split into `parts` by `weights`, through the
+  /// table of starts kept under `key`.
+  Interval part(int64_t key, int64_t length, int64_t parts, int64_t index,
+                const std::vector<int64_t> &weights);
+
+  const std::vector<int64_t> &shape;
+  const Layout &layout;
+  const Mesh &mesh;
+  bool oneRank;
+  /// Per (split or flat group, length): where each part starts, then the
+  /// length.
+  std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> starts;
+  /// Flat storage: where the member starts in the group, and the group's
+  /// length.
+  std::optional<std::pair<int64_t, int64_t>> member;
+};
 
 /// A tensor with partial placements is a sum of terms, one per coordinate on
 /// the partial axes; the ranks that differ only off those axes hold the same

@@ -30,6 +30,11 @@ mlir::LogicalResult
 walkSymbolReferences(mlir::Operation *root,
                      llvm::function_ref<void(mlir::SymbolRefAttr)> visit);
 
+/// The same, with the op whose attributes hold each reference.
+mlir::LogicalResult walkSymbolReferences(
+    mlir::Operation *root,
+    llvm::function_ref<void(mlir::Operation *, mlir::SymbolRefAttr)> visit);
+
 /// The root names of every symbol `root` and the ops nested in it refer
 /// to (walkSymbolReferences), or failure where an op may hold references
 /// nobody can list.

@@ -342,10 +342,11 @@ RankedTensorType muon::dist::localTensorType(ArrayRef<int64_t> shape,
   // shape: ranks that agree on them are computed once.
   SplittingKey keyOf(l, mesh);
   llvm::DenseSet<int64_t> seen;
+  layout::LocalShards shards(global, l, mesh);
   for (auto [k, r] : llvm::enumerate(ranks)) {
     if (!seen.insert(keyOf(r)).second)
       continue;
-    layout::LocalShard s = layout::localShard(global, l, mesh, mesh.coords(r));
+    layout::LocalShard s = shards(mesh.coords(r));
     if (k == 0) {
       local.assign(s.shape.begin(), s.shape.end());
       continue;
@@ -367,12 +368,13 @@ muon::dist::LocalShapeRuns muon::dist::localShapeRuns(DistTensorType type,
   // ranks share it.
   SplittingKey keyOf(l, mesh);
   llvm::DenseMap<int64_t, std::vector<int64_t>> shapeOfKey;
+  layout::LocalShards shards(global, l, mesh);
   LocalShapeRuns out;
   std::vector<int64_t> last;
   for (int64_t r = 0, n = mesh.numRanks(); r < n; ++r) {
     auto [it, fresh] = shapeOfKey.try_emplace(keyOf(r));
     if (fresh)
-      it->second = layout::localShard(global, l, mesh, mesh.coords(r)).shape;
+      it->second = shards(mesh.coords(r)).shape;
     if (r > 0 && it->second == last)
       continue;
     last = it->second;

@@ -353,8 +353,9 @@ private:
   SmallVector<OpFoldResult> blockSizes(const Layout &l) {
     SmallVector<OpFoldResult> sizes;
     std::vector<std::vector<int64_t>> perDim;
+    layout::LocalShards shards(shape, l, mesh);
     for (int64_t r : ranks) {
-      layout::LocalShard s = layout::localShard(shape, l, mesh, mesh.coords(r));
+      layout::LocalShard s = shards(mesh.coords(r));
       perDim.resize(s.shape.size());
       for (size_t d = 0; d < s.shape.size(); ++d)
         perDim[d].push_back(s.shape[d]);
@@ -373,10 +374,12 @@ private:
     int64_t rank = static_cast<int64_t>(shape.size());
     std::vector<std::vector<int64_t>> offsets(rank), sizes(rank);
     std::vector<int64_t> flatOffsets, flatSizes;
+    layout::LocalShards haveShards(shape, cur, mesh),
+        wantShards(shape, target, mesh), pieceShards(shape, to, mesh);
     for (int64_t r : ranks) {
       std::vector<int64_t> c = mesh.coords(r);
-      layout::LocalShard have = layout::localShard(shape, cur, mesh, c);
-      layout::LocalShard want = layout::localShard(shape, target, mesh, c);
+      layout::LocalShard have = haveShards(c);
+      layout::LocalShard want = wantShards(c);
       for (int64_t d = 0; d < rank; ++d) {
         // An empty block may sit past the end of what is held.
         int64_t off =
@@ -385,7 +388,7 @@ private:
         sizes[d].push_back(want.shape[d]);
       }
       if (flat) {
-        layout::LocalShard piece = layout::localShard(shape, to, mesh, c);
+        layout::LocalShard piece = pieceShards(c);
         flatOffsets.push_back(piece.shape[0] == 0 ? 0 : piece.offsets[0]);
         flatSizes.push_back(piece.shape[0]);
       }

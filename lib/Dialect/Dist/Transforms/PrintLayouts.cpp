@@ -30,9 +30,10 @@ void printTable(llvm::raw_ostream &os, DistTensorType type,
                 const layout::Layout &l, const layout::Mesh &m) {
   os << type << "\n";
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  layout::LocalShards shards(shape, l, m);
   for (int64_t r = 0; r < m.numRanks(); ++r) {
     std::vector<int64_t> coords = m.coords(r);
-    layout::LocalShard s = layout::localShard(shape, l, m, coords);
+    layout::LocalShard s = shards(coords);
     os << "  rank " << r << " (";
     for (size_t a = 0; a < coords.size(); ++a)
       os << (a ? ", " : "") << m.axisNames[a] << "=" << coords[a];

@@ -10,6 +10,7 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Dist/Transforms/Passes.h"
+#include "muon/Support/SymbolReferences.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
@@ -260,23 +261,24 @@ public:
     });
     if (!anyPrivate)
       return; // every function is an entry point (a compiled step's case)
-    // Every reference to a function, in one walk over each op's own
-    // attributes (asking per function would rescan the module).
+    // Every reference to a function, in one walk (asking per function
+    // would rescan the module). An op whose references nobody can list
+    // leaves every function an entry point.
     DenseMap<Operation *, bool> onlyCalled;
-    root->walk([&](Operation *user) {
-      auto call = dyn_cast<CallOpInterface>(user);
-      user->getAttrDictionary().walk([&](SymbolRefAttr ref) {
-        auto f = dyn_cast_or_null<FunctionOpInterface>(
-            tables.lookupNearestSymbolFrom(user, ref));
-        if (!f)
-          return;
-        bool asCallee =
-            call && call.getCallableForCallee() == CallInterfaceCallable(ref);
-        auto [it, first] = onlyCalled.try_emplace(f.getOperation(), asCallee);
-        if (!first)
-          it->second &= asCallee;
-      });
-    });
+    if (failed(muon::walkSymbolReferences(root, [&](Operation *user,
+                                                    SymbolRefAttr ref) {
+          auto f = dyn_cast_or_null<FunctionOpInterface>(
+              tables.lookupNearestSymbolFrom(user, ref));
+          if (!f)
+            return;
+          auto call = dyn_cast<CallOpInterface>(user);
+          bool asCallee =
+              call && call.getCallableForCallee() == CallInterfaceCallable(ref);
+          auto [it, first] = onlyCalled.try_emplace(f.getOperation(), asCallee);
+          if (!first)
+            it->second &= asCallee;
+        })))
+      return;
     root->walk([&](FunctionOpInterface f) {
       if (f.isExternal() || !f.isPrivate() ||
           !onlyCalled.lookup(f.getOperation()))
