@@ -32,7 +32,7 @@ import torch
 
 from . import _run
 from ._ir import MuonError
-from .builder import StepBuilder
+from .builder import StepBuilder, _integer
 
 __all__ = ["DistributedConfig", "Muon", "create_auto_config"]
 
@@ -172,6 +172,40 @@ def _layout(t: torch.Tensor, mesh: _MeshInfo, what: str):
     return placements, order
 
 
+_LR_ADJUSTS = (None, "original", "match_rms_adamw", "spectral_unclamped")
+
+# Options of the whole step: a parameter group cannot carry its own.
+_OPTIMIZER_WIDE = ("async_gpu_parallelism", "prefetch_count", "assignment",
+                   "momentum_form", "ns_dtype", "distributed_config")
+
+
+def _check_adjust_lr_fn(value) -> None:
+    """torch.optim.Muon's check, also for a value set in param_groups."""
+    if value not in _LR_ADJUSTS:
+        raise ValueError(f"Adjust learning rate function {value} "
+                         "is not supported")
+
+
+def _split_of(group: dict) -> Optional[Tuple[int, Tuple[int, ...]]]:
+    """A group's ``split=(dim, [sizes])`` with integer values, or None;
+    anything else is a MuonError (never a truncated value)."""
+    split = group.get("split")
+    if split is None:
+        return None
+    if isinstance(split, (str, bytes)) or not hasattr(split, "__len__") \
+            or len(split) != 2:
+        raise MuonError("a parameter group's split must be (dim, [sizes]), "
+                        f"got {split!r}")
+    dim, sizes = split
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise MuonError("a parameter group's split sizes must be a list of "
+                        f"integers, got {sizes!r}")
+    sizes = tuple(_integer(x, "split size") for x in sizes)
+    if not sizes:
+        raise MuonError("a parameter group's split needs at least one size")
+    return _integer(dim, "split dim"), sizes
+
+
 def _local(t: torch.Tensor) -> torch.Tensor:
     return t.to_local() if _is_dtensor(t) else t
 
@@ -225,10 +259,10 @@ class Muon(torch.optim.Optimizer):
         if weight_decay < 0:
             raise ValueError(
                 f"weight decay should be >= 0 but is: {weight_decay}")
-        if adjust_lr_fn not in (None, "original", "match_rms_adamw",
-                                "spectral_unclamped"):
-            raise ValueError(f"Adjust learning rate function {adjust_lr_fn} "
-                             "is not supported")
+        _check_adjust_lr_fn(adjust_lr_fn)
+        if assignment not in ("balanced", "round_robin"):
+            raise MuonError("assignment must be 'balanced' or 'round_robin', "
+                            f"got {assignment!r}")
         defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum,
                         nesterov=nesterov,
                         ns_coefficients=tuple(ns_coefficients), eps=eps,
@@ -260,16 +294,34 @@ class Muon(torch.optim.Optimizer):
             except MuonError:
                 self.param_groups.pop()
                 raise
+        wide = [k for k in _OPTIMIZER_WIDE if k in group]
+        refusal = (
+            MuonError(f"'{wide[0]}' is an option of the whole step: give it "
+                      "to the optimizer, not to a parameter group")
+            if wide else
+            MuonError("a parameter group holds the same parameter twice")
+            if len({id(p) for p in group["params"]}) < len(group["params"])
+            else None)
+        if refusal is None:
+            try:
+                _split_of(group)
+            except MuonError as e:
+                refusal = e
         for p in group["params"]:
+            if refusal is not None:
+                break
             refusal = (
                 ValueError("Muon only supports 2D parameters whereas we "
                            f"found a parameter with size: {p.size()}")
                 if p.ndim < 2 else
                 RuntimeError("Muon does not support complex parameters")
-                if torch.is_complex(p) else None)
-            if refusal is not None:
-                self.param_groups.pop()
-                raise refusal
+                if torch.is_complex(p) else
+                MuonError("Muon needs floating-point parameters, found one "
+                          f"of {p.dtype}")
+                if not p.is_floating_point() else None)
+        if refusal is not None:
+            self.param_groups.pop()
+            raise refusal
         # Momenta exist from the start (zeros with the parameters'
         # placements), so a checkpoint taken before the first step already
         # holds them and torch.distributed.checkpoint needs no dry step.
@@ -284,6 +336,7 @@ class Muon(torch.optim.Optimizer):
         """The step's hyper-parameters for `group`: lr and weight_decay are
         read at run time (schedulers change them every step); the rest is
         compiled in."""
+        _check_adjust_lr_fn(group["adjust_lr_fn"])
         return dict(momentum=group["momentum"], nesterov=group["nesterov"],
                     ns_steps=group["ns_steps"],
                     ns_coefficients=list(group["ns_coefficients"]),
@@ -337,9 +390,7 @@ class Muon(torch.optim.Optimizer):
         hyper = self._hyper(group)
         # Blocked Newton-Schulz for every parameter of the group:
         # {"params": [...], "split": (dim, [sizes])} (fused QKV, heads).
-        split = group.get("split")
-        if split is not None:
-            split = (int(split[0]), tuple(int(x) for x in split[1]))
+        split = _split_of(group)
         layouts = []
         for i in with_grad:
             p = params[i]

@@ -407,7 +407,9 @@ def test_what_torch_muon_refuses_is_refused():
         Muon([w], ns_steps=2.5)
     for bad, text in ((dict(momentum=1.0), "momentum must be in"),
                       (dict(nesterov=1), "nesterov must be True or False"),
-                      (dict(assignment="bogus"), "Strategy to be one of"),
+                      (dict(assignment="bogus"), "assignment must be "
+                       "'balanced' or 'round_robin', got 'bogus'"),
+                      (dict(assignment="explicit"), "got 'explicit'"),
                       (dict(ns_dtype="f16"), "f32 or bf16")):
         with pytest.raises(MuonError, match=text):
             Muon([w], **bad)
@@ -419,6 +421,51 @@ def test_what_torch_muon_refuses_is_refused():
     from muon.optim import create_auto_config
     with pytest.raises(MuonError, match="tp_dim_per_param must be an int"):
         create_auto_config(tp_dim_per_param=[0, 1])
+
+
+def test_group_options_are_checked_when_the_group_is_added():
+    w = torch.nn.Parameter(torch.ones(5, 3))
+    w.grad = torch.ones(5, 3)
+    # Split sizes are integers, never truncated (2.9 ran as 2), given as
+    # (dim, [sizes]) with at least one size.
+    for split, text in (((0, [2.9, 3.9]), "split size must be an integer, "
+                         "got 2.9"),
+                        ((0, ["2", "3"]), "split size must be an integer"),
+                        ((True, [1, 2]), "split dim must be an integer, "
+                         "got True"),
+                        (5, r"split must be \(dim, \[sizes\]\), got 5"),
+                        ((0, 3), "split sizes must be a list of integers"),
+                        ((0, []), "split needs at least one size")):
+        with pytest.raises(MuonError, match=text):
+            Muon([{"params": [w], "split": split}])
+    # The step's own options belong to the optimizer: a group's copy was
+    # silently ignored.
+    with pytest.raises(MuonError, match="'momentum_form' is an option of the "
+                       "whole step"):
+        Muon([{"params": [w], "momentum_form": "sum"}])
+    # torch.optim.Muon steps a parameter listed twice twice; one update
+    # would differ silently.
+    with pytest.raises(MuonError, match="holds the same parameter twice"):
+        Muon([{"params": [w, w]}])
+    # Integer parameters were stepped and truncated (3 became 2).
+    with pytest.raises(MuonError, match="floating-point parameters, found "
+                       "one of torch.int32"):
+        Muon([torch.ones(3, 3, dtype=torch.int32)])
+    opt = Muon([w])
+    with pytest.raises(MuonError, match="split size must be an integer"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2, 2))],
+                             "split": (0, [1.5, 0.5])})
+    assert len(opt.param_groups) == 1
+    # A value changed in param_groups is checked at the step, as the
+    # constructor checks it.
+    opt.param_groups[0]["adjust_lr_fn"] = "bogus"
+    with pytest.raises(ValueError, match="Adjust learning rate function "
+                       "bogus is not supported"):
+        opt.step()
+    opt.param_groups[0]["adjust_lr_fn"] = None
+    opt.param_groups[0]["split"] = (0, [2.5, 2.5])
+    with pytest.raises(MuonError, match="split size must be an integer"):
+        opt.step()
 
 
 def test_ranks_that_disagree_all_raise():
