@@ -106,6 +106,27 @@ struct MuonBufferize : muon::impl::MuonBufferizeBase<MuonBufferize> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A function value keeps the tensor type bufferization takes from its
+    // function: refused here, not left as IR that does not verify.
+    WalkResult values = module.walk([](Operation *op) {
+      auto hasTensor = [](TypeRange types) {
+        return llvm::any_of(types, llvm::IsaPred<TensorType>);
+      };
+      FunctionType type;
+      if (auto constant = dyn_cast<func::ConstantOp>(op))
+        type = dyn_cast<FunctionType>(constant.getType());
+      else if (auto call = dyn_cast<func::CallIndirectOp>(op))
+        type = call.getCallee().getType();
+      if (!type ||
+          (!hasTensor(type.getInputs()) && !hasTensor(type.getResults())))
+        return WalkResult::advance();
+      op->emitOpError("is not lowered: a function used as a value keeps the "
+                      "tensor types that bufferization replaces; call the "
+                      "function directly");
+      return WalkResult::interrupt();
+    });
+    if (values.wasInterrupted())
+      return signalPassFailure();
     OneShotBufferizationOptions options = stepBufferizationOptions();
     // Names of the functions bufferized without the analysis; the options
     // refer to this storage until bufferization is done.
