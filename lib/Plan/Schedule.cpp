@@ -416,11 +416,11 @@ private:
     int64_t n = 1;
     for (int a : s.axes)
       n *= mesh.sizes[a];
-    // Per layout, one table of its weighted splits for all ranks.
-    std::map<const layout::Layout *, layout::LocalShards> shardsOf;
-    auto elementsOf = [&](const layout::Layout &l, int64_t r) {
-      auto it = shardsOf.try_emplace(&l, p.shape, l, mesh).first;
-      return static_cast<double>(it->second(coords[r]).numElements());
+    // What each rank holds after and before the step, for all ranks.
+    layout::LocalShards after(p.shape, s.to, mesh),
+        before(p.shape, s.from, mesh);
+    auto elementsOf = [&](layout::LocalShards &shards, int64_t r) {
+      return static_cast<double>(shards(coords[r]).numElements());
     };
     for (int64_t r = 0; r < numRanks; ++r) {
       // Naive gathers are all-gathers: every rank of the group takes part.
@@ -436,9 +436,8 @@ private:
       } else if (naive) {
         // All-gather: each rank receives what it lacks and sends its piece
         // to the n - 1 others (a ring forwards as much as it receives).
-        double bytes =
-            (elementsOf(s.to, r) - elementsOf(s.from, r)) *
-            model.bytesPerElement;
+        double bytes = (elementsOf(after, r) - elementsOf(before, r)) *
+                       model.bytesPerElement;
         sent[r] = received[r] = bytes;
       }
     }
