@@ -288,40 +288,13 @@ class Muon(torch.optim.Optimizer):
         momenta created."""
         super().add_param_group(param_group)
         group = self.param_groups[-1]
-        if hasattr(self, "options"):  # the constructor checks its own groups
-            try:
+        try:
+            if hasattr(self, "options"):  # the constructor checks its own
                 self._check_hyper(group)
-            except MuonError:
-                self.param_groups.pop()
-                raise
-        wide = [k for k in _OPTIMIZER_WIDE if k in group]
-        refusal = (
-            MuonError(f"'{wide[0]}' is an option of the whole step: give it "
-                      "to the optimizer, not to a parameter group")
-            if wide else
-            MuonError("a parameter group holds the same parameter twice")
-            if len({id(p) for p in group["params"]}) < len(group["params"])
-            else None)
-        if refusal is None:
-            try:
-                _split_of(group)
-            except MuonError as e:
-                refusal = e
-        for p in group["params"]:
-            if refusal is not None:
-                break
-            refusal = (
-                ValueError("Muon only supports 2D parameters whereas we "
-                           f"found a parameter with size: {p.size()}")
-                if p.ndim < 2 else
-                RuntimeError("Muon does not support complex parameters")
-                if torch.is_complex(p) else
-                MuonError("Muon needs floating-point parameters, found one "
-                          f"of {p.dtype}")
-                if not p.is_floating_point() else None)
-        if refusal is not None:
+            self._check_group(group)
+        except (MuonError, ValueError, RuntimeError):
             self.param_groups.pop()
-            raise refusal
+            raise
         # Momenta exist from the start (zeros with the parameters'
         # placements), so a checkpoint taken before the first step already
         # holds them and torch.distributed.checkpoint needs no dry step.
@@ -331,6 +304,31 @@ class Muon(torch.optim.Optimizer):
         # device): look again at the next step.
         if getattr(self, "_mesh", None) is not None:
             self._mesh = None
+
+    @staticmethod
+    def _check_group(group: dict) -> None:
+        """Refuses what a group holds that the step cannot take: its own
+        copy of a step-wide option, a parameter twice, a bad split, and
+        parameters torch.optim.Muon refuses (with its errors) or that are
+        not floating point."""
+        wide = [k for k in _OPTIMIZER_WIDE if k in group]
+        if wide:
+            raise MuonError(f"'{wide[0]}' is an option of the whole step: "
+                            "give it to the optimizer, not to a parameter "
+                            "group")
+        params = group["params"]
+        if len({id(p) for p in params}) < len(params):
+            raise MuonError("a parameter group holds the same parameter twice")
+        _split_of(group)
+        for p in params:
+            if p.ndim < 2:
+                raise ValueError("Muon only supports 2D parameters whereas we "
+                                 f"found a parameter with size: {p.size()}")
+            if torch.is_complex(p):
+                raise RuntimeError("Muon does not support complex parameters")
+            if not p.is_floating_point():
+                raise MuonError("Muon needs floating-point parameters, found "
+                                f"one of {p.dtype}")
 
     def _hyper(self, group: dict) -> dict:
         """The step's hyper-parameters for `group`: lr and weight_decay are

@@ -255,11 +255,13 @@ class ArgumentVariance {
 public:
   ArgumentVariance(Operation *root, SymbolTableCollection &tables,
                    const CollectiveReach &reach) {
-    bool anyPrivate = false;
+    std::vector<FunctionOpInterface> order;
     root->walk([&](FunctionOpInterface f) {
-      anyPrivate |= !f.isExternal() && f.isPrivate();
+      if (!f.isExternal())
+        order.push_back(f);
     });
-    if (!anyPrivate)
+    if (llvm::none_of(order,
+                      [](FunctionOpInterface f) { return f.isPrivate(); }))
       return; // every function is an entry point (a compiled step's case)
     // Every reference to a function, in one walk (asking per function
     // would rescan the module). An op whose references nobody can list
@@ -279,19 +281,11 @@ public:
             it->second &= asCallee;
         })))
       return;
-    root->walk([&](FunctionOpInterface f) {
-      if (f.isExternal() || !f.isPrivate() ||
-          !onlyCalled.lookup(f.getOperation()))
-        return;
-      // Nothing flows in before the first call is seen.
-      args[f.getOperation()].assign(
-          f.getFunctionBody().front().getNumArguments(), Variance());
-    });
-    std::vector<FunctionOpInterface> order;
-    root->walk([&](FunctionOpInterface f) {
-      if (!f.isExternal())
-        order.push_back(f);
-    });
+    for (FunctionOpInterface f : order)
+      if (f.isPrivate() && onlyCalled.lookup(f.getOperation()))
+        // Nothing flows in before the first call is seen.
+        args[f.getOperation()].assign(
+            f.getFunctionBody().front().getNumArguments(), Variance());
     std::vector<FunctionOpInterface> todo(order.rbegin(), order.rend());
     DenseSet<Operation *> queued;
     for (FunctionOpInterface f : order)
@@ -859,8 +853,10 @@ struct DistVerifySpmdPass
       if (func.isExternal() || arguments.isCallee(func))
         return;
       bool broken = false;
-      reach.forEachReached(
-          func, [&](Operation *g) { broken |= brokenControlFlow.contains(g); });
+      if (!brokenControlFlow.empty())
+        reach.forEachReached(func, [&](Operation *g) {
+          broken |= brokenControlFlow.contains(g);
+        });
       if (!broken &&
           failed(checkSequences(func, tables, reach, printSequences)))
         ok = false;
