@@ -170,6 +170,36 @@ func.func @loop(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
 
 // -----
 
+// A loop whose body yields a new tensor (not its iteration argument's
+// buffer): each iteration yields its own allocation, which the
+// deallocation passes free (upstream's allow-return-allocs-from-loops);
+// without it bufferization stopped at "Yield operand #0 is not equivalent
+// to the corresponding iter bbArg".
+// CHECK-LABEL: func.func @loop_yields_new(
+// CHECK:         scf.for {{.*}} iter_args(%[[T:.*]] = %{{.*}}) -> (memref<4xf32>)
+// CHECK:           %[[N:.*]] = memref.alloc() {{.*}} : memref<4xf32>
+// CHECK:           linalg.generic {{.*}} ins(%[[T]] : memref<4xf32>) outs(%[[N]] : memref<4xf32>)
+// CHECK:           scf.yield %[[N]] : memref<4xf32>
+#id3 = affine_map<(d0) -> (d0)>
+// expected-remark @below {{bufferized with the in-place analysis}}
+func.func @loop_yields_new(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%t = %x) -> tensor<4xf32> {
+    %e = bufferization.alloc_tensor() : tensor<4xf32>
+    %y = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+        ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.mulf %a, %a : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // One module, each function bufferized its own way.
 // CHECK-LABEL: func.func @fresh_beside(
 // CHECK:         memref.alloc()

@@ -689,7 +689,11 @@ def MuonBufferize : Pass<"muon-bufferize", "mlir::ModuleOp"> {
   let description = [{
     Upstream's `one-shot-bufferize` with the options `muon-to-llvm` uses
     (`bufferize-function-boundaries`, identity layouts for function
-    boundaries and for buffers whose layout cannot be inferred), except
+    boundaries and for buffers whose layout cannot be inferred, and
+    `allow-return-allocs-from-loops`: a loop whose body yields a buffer
+    other than its iteration argument's, such as a collective's result,
+    yields a new allocation each iteration, which the deallocation passes
+    free once the next iteration has read it), except
     that a function is bufferized without the in-place analysis
     (upstream's `copy-before-write` for that function, its
     `no-analysis-func-filter`) where the analysis has nothing to decide:

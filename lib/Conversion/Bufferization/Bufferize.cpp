@@ -39,11 +39,15 @@ namespace {
 
 /// The options of `one-shot-bufferize{bufferize-function-boundaries
 /// function-boundary-type-conversion=identity-layout-map
-/// unknown-type-conversion=identity-layout-map}`, the rest at upstream's
-/// defaults.
+/// unknown-type-conversion=identity-layout-map
+/// allow-return-allocs-from-loops}`, the rest at upstream's defaults. A
+/// loop carrying a tensor through a collective yields the collective's
+/// new buffer, never its iteration argument's: without the last option
+/// bufferization refuses every such loop.
 OneShotBufferizationOptions stepBufferizationOptions() {
   OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = true;
+  options.allowReturnAllocsFromLoops = true;
   options.setFunctionBoundaryTypeConversion(LayoutMapOption::IdentityLayoutMap);
   options.unknownTypeConverterFn = [](TensorType type, Attribute memorySpace,
                                       const BufferizationOptions &) {
