@@ -104,3 +104,25 @@ func.func @empty(%x: !e0) -> !e1 {
   %y = dist.redistribute %x : !e0 -> !e1
   return %y : !e1
 }
+
+// A rank-0 tensor in a flat group is one element: reshaped to 1-D before
+// its element range is taken, and back to rank 0 after the range is
+// gathered (member 0 of numel [1, 7], so rank 0 holds the element).
+// CHECK-LABEL: func.func @scalar_into_flat
+// CHECK: %[[V:.*]] = tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: tensor.extract_slice %[[V]][0] [%{{.*}}] [1] : tensor<1xf32> to tensor<?xf32>
+// CHECK-LABEL: func.func @scalar_out_of_flat
+// CHECK: %[[G:.*]] = dist.all_gather %{{.*}} on @m axes [dp] dim 0 : tensor<?xf32> -> tensor<?xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[G]] : tensor<?xf32> to tensor<1xf32>
+// CHECK: tensor.collapse_shape %[[C]] [] : tensor<1xf32> into tensor<f32>
+dist.flat_group @scalars on @m[dp] numel [1, 7]
+!sr = !dist.tensor<f32, @m, [replicate, replicate]>
+!sf = !dist.tensor<f32, @m, [replicate, replicate], storage = flat<@scalars, 0>>
+func.func @scalar_into_flat(%x: !sr) -> !sf {
+  %y = dist.redistribute %x : !sr -> !sf
+  return %y : !sf
+}
+func.func @scalar_out_of_flat(%x: !sf) -> !sr {
+  %y = dist.redistribute %x : !sf -> !sr
+  return %y : !sr
+}

@@ -9,7 +9,8 @@ random layouts on the mesh: per axis shard<d>, replicate, reduced or partial
 order where several axes shard one dim, and random storage on the
 replicated axes (dim or 2-D block, weighted or not, flat group member,
 whole tensor). muon-redistribute-check runs them on data. With
---zero-dim one dim of every shape is 0 (tensors without elements).
+--zero-dim one dim of every shape is 0 (tensors without elements); with
+--low-rank the tensors are scalars and vectors (rank 0 or 1).
 """
 import argparse
 import random
@@ -24,7 +25,7 @@ def random_layout(rng, axes, rank, source, flat_groups, shape):
     placements = []
     for _ in names:
         r = rng.random()
-        if r < 0.35:
+        if r < 0.35 and rank > 0:
             placements.append(f"shard<{rng.randrange(rank)}>")
         elif r < 0.55:
             placements.append("replicate")
@@ -52,7 +53,7 @@ def random_layout(rng, axes, rank, source, flat_groups, shape):
         return " weights [" + ", ".join(str(rng.randint(1, 4)) for _ in range(sizes[axis])) + "]"
 
     r = rng.random()
-    if free and r < 0.2:
+    if free and rank > 0 and r < 0.2:
         a = names[rng.choice(free)]
         text += f", storage = dim<{rng.randrange(rank)} on {a}{weights(a)}>"
     elif len(free) >= 2 and rank >= 2 and r < 0.35:
@@ -75,7 +76,7 @@ def random_layout(rng, axes, rank, source, flat_groups, shape):
         w = weights(a)
         flat_groups.append(f"dist.flat_group {g} on @m[{a}] numel [{', '.join(map(str, members))}]{w}")
         text += f", storage = flat<{g}, {member}>"
-    elif free and r < 0.55:
+    elif free and rank > 0 and r < 0.55:
         a = names[rng.choice(free)]
         text += f", storage = whole<on {a} owner {rng.randrange(sizes[a])}>"
     return text
@@ -87,20 +88,21 @@ def main():
     ap.add_argument("--pairs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--zero-dim", action="store_true")
+    ap.add_argument("--low-rank", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     axes = parse_mesh(a.mesh)
     groups, args, results, body = [], [], [], []
     for i in range(a.pairs):
-        rank = rng.choice([2, 2, 2, 3])
+        rank = rng.choice([0, 1] if a.low_rank else [2, 2, 2, 3])
         shape = [rng.randint(1, 13) for _ in range(rank)]
-        if a.zero_dim:
+        if a.zero_dim and rank > 0:
             shape[rng.randrange(rank)] = 0
         src = random_layout(rng, axes, rank, True, groups, shape)
         dst = random_layout(rng, axes, rank, False, groups, shape)
-        dims = "x".join(map(str, shape))
-        ta = f"!dist.tensor<{dims}xf32, @m, {src}>"
-        tb = f"!dist.tensor<{dims}xf32, @m, {dst}>"
+        dims = "".join(f"{d}x" for d in shape)
+        ta = f"!dist.tensor<{dims}f32, @m, {src}>"
+        tb = f"!dist.tensor<{dims}f32, @m, {dst}>"
         args.append(f"%x{i}: {ta}")
         results.append(tb)
         body.append(f"  %r{i} = dist.redistribute %x{i} : {ta} -> {tb}")

@@ -297,6 +297,36 @@ private:
     return castTo(g, type);
   }
 
+  /// `x` as a 1-D tensor of its elements in row-major order. A rank-0
+  /// tensor is one element: its reassociation has no groups.
+  Value flatten(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getRank() == 0)
+      return tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1}, type.getElementType()), x,
+          ArrayRef<ReassociationIndices>{},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    return tensor::CollapseShapeOp::create(b, loc, x,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+
+  /// The 1-D `flat` reshaped to `blockT` (dims `sizes`); `flatten` undone.
+  Value unflatten(Value flat, RankedTensorType blockT,
+                  ArrayRef<OpFoldResult> sizes) {
+    if (blockT.getRank() == 0)
+      return tensor::CollapseShapeOp::create(
+          b, loc, blockT,
+          castTo(flat, RankedTensorType::get({1}, blockT.getElementType())),
+          ArrayRef<ReassociationIndices>{});
+    ReassociationIndices all;
+    for (int64_t d = 0; d < blockT.getRank(); ++d)
+      all.push_back(d);
+    return tensor::ExpandShapeOp::create(b, loc, blockT, flat, {all}, sizes);
+  }
+
   /// Undoes the storage of `cur` (inner split first), leaving its
   /// compute-local block.
   Value undoStorage(Value x, Layout &cur) {
@@ -323,12 +353,7 @@ private:
       if (llvm::all_equal(numel))
         flat =
             castTo(flat, RankedTensorType::get({numel.front()}, elementType));
-      RankedTensorType blockT = typeOf(compute);
-      SmallVector<OpFoldResult> sizes = blockSizes(compute);
-      ReassociationIndices all;
-      for (int64_t d = 0; d < blockT.getRank(); ++d)
-        all.push_back(d);
-      x = tensor::ExpandShapeOp::create(b, loc, blockT, flat, {all}, sizes);
+      x = unflatten(flat, typeOf(compute), blockSizes(compute));
       cur = compute;
       return x;
     }
@@ -421,12 +446,7 @@ private:
       x = tensor::ExtractSliceOp::create(b, loc, x, offs, szs, strides);
     if (!flat)
       return x;
-    auto block = cast<RankedTensorType>(x.getType());
-    ReassociationIndices all;
-    for (int64_t d = 0; d < block.getRank(); ++d)
-      all.push_back(d);
-    Value v = tensor::CollapseShapeOp::create(
-        b, loc, x, ArrayRef<ReassociationIndices>{all});
+    Value v = flatten(x);
     return tensor::ExtractSliceOp::create(
         b, loc, v, ArrayRef<OpFoldResult>{perRank(flatOffsets)},
         ArrayRef<OpFoldResult>{perRank(flatSizes)},
