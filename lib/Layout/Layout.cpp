@@ -279,6 +279,20 @@ std::string str(const Placement &p) {
   return "?";
 }
 
+std::string reduceName(ReduceKind r) {
+  switch (r) {
+  case ReduceKind::Sum:
+    return "sum";
+  case ReduceKind::Avg:
+    return "avg";
+  case ReduceKind::Max:
+    return "max";
+  case ReduceKind::Min:
+    return "min";
+  }
+  return "?";
+}
+
 std::string axisName(const Mesh &mesh, int axis) {
   if (axis < 0 || axis >= mesh.numAxes())
     return "#" + std::to_string(axis);
@@ -356,6 +370,32 @@ std::string muon::layout::verify(const std::vector<int64_t> &shape,
              ": cannot shard along a dimension that doesn't exist (the "
              "tensor has rank " +
              std::to_string(rank) + ")";
+  }
+
+  // The value of a partial tensor reduces the terms over every partial
+  // axis. Sum and avg commute (avg is a scaled sum), and max with max, min
+  // with min; any other pair gives a value that depends on the order the
+  // axes are reduced in, which no layout states.
+  auto reductionClass = [](ReduceKind r) {
+    return r == ReduceKind::Avg ? ReduceKind::Sum : r;
+  };
+  int firstPartial = -1;
+  for (int a = 0; a < mesh.numAxes(); ++a) {
+    const Placement &p = layout.placements[a];
+    if (p.kind != PlacementKind::Partial)
+      continue;
+    if (firstPartial < 0) {
+      firstPartial = a;
+      continue;
+    }
+    const Placement &q = layout.placements[firstPartial];
+    if (reductionClass(p.reduce) != reductionClass(q.reduce))
+      return "partial<" + reduceName(q.reduce) + "> on mesh axis " +
+             axisName(mesh, firstPartial) + " and partial<" +
+             reduceName(p.reduce) + "> on mesh axis " + axisName(mesh, a) +
+             " do not commute: the value would depend on the order the "
+             "axes are reduced in; a tensor's partial axes must all be sum "
+             "or avg, all max, or all min";
   }
 
   for (size_t i = 0; i < layout.shardOrder.size(); ++i) {

@@ -192,6 +192,15 @@ int main(int argc, char **argv) {
         dist::toLayout(b.getLayout(), m, check, emit);
     if (failed(from) || failed(to))
       return fail("bad layout in pair " + std::to_string(i));
+    // The argument's value is built as a sum of its terms: a max or min
+    // partial would be checked against the wrong value.
+    for (const layout::Placement &pl : from->placements)
+      if (pl.kind == layout::PlacementKind::Partial &&
+          pl.reduce != layout::ReduceKind::Sum &&
+          pl.reduce != layout::ReduceKind::Avg)
+        return fail("argument " + std::to_string(i) +
+                    " is partial<max> or partial<min>; argument partials "
+                    "must be sum or avg (results may be any kind)");
     Pair p;
     llvm::raw_string_ostream os(p.text);
     os << a.getLayout() << " -> " << b.getLayout();

@@ -335,6 +335,37 @@ func.func @f(%a: !dist.tensor<4xvector<4xf32>, @m, [replicate]>)
 
 // -----
 
+// Partial reductions that do not commute: the value would depend on the
+// order the axes are reduced in.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @f(%a: !dist.tensor<8x8xf32, @m, [partial<max>, partial<sum>]>) {
+  // expected-error @+1 {{partial<max> on mesh axis 'dp' and partial<sum> on mesh axis 'tp' do not commute: the value would depend on the order the axes are reduced in; a tensor's partial axes must all be sum or avg, all max, or all min}}
+  %0 = dist.to_local %a : !dist.tensor<8x8xf32, @m, [partial<max>, partial<sum>]> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 2, tp = 2, pp = 2]
+func.func @f(%a: !dist.tensor<8x8xf32, @m, [partial<min>, replicate, partial<max>]>) {
+  // expected-error @+1 {{partial<min> on mesh axis 'dp' and partial<max> on mesh axis 'pp' do not commute}}
+  %0 = dist.to_local %a : !dist.tensor<8x8xf32, @m, [partial<min>, replicate, partial<max>]> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+// Sum and avg commute (the mean is a scaled sum), as do max with max.
+dist.mesh @m [dp = 2, tp = 2]
+func.func @f(%a: !dist.tensor<8x8xf32, @m, [partial<avg>, partial<sum>]>,
+             %b: !dist.tensor<8x8xf32, @m, [partial<max>, partial<max>]>) {
+  %0 = dist.to_local %a : !dist.tensor<8x8xf32, @m, [partial<avg>, partial<sum>]> -> tensor<8x8xf32>
+  %1 = dist.to_local %b : !dist.tensor<8x8xf32, @m, [partial<max>, partial<max>]> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{unknown placement 'sharded'; expected shard<d>, replicate, partial<op> or reduced}}
 func.func @f(%a: !dist.tensor<4xf32, @m, [sharded<0>]>)
 

@@ -21,7 +21,7 @@ dist.flat_group @gw on @m[dp] numel [128, 128] weights [1, 2, 1, 1]
 // CHECK-LABEL: func.func @types
 // CHECK-SAME: !dist.tensor<16x8xf32, @m, [shard<0>, shard<1>]>
 // CHECK-SAME: !dist.tensor<16x8xbf16, @m, [replicate, partial<sum>]>
-// CHECK-SAME: !dist.tensor<16x8xf32, @m, [partial<avg>, partial<max>]>
+// CHECK-SAME: !dist.tensor<16x8xf32, @m, [partial<max>, partial<max>]>
 // CHECK-SAME: !dist.tensor<16x8xf32, @m, [partial<min>, reduced]>
 // CHECK-SAME: !dist.tensor<16x8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, dp]}>
 // CHECK-SAME: !dist.tensor<16x8xf32, @m, [replicate, shard<1>], storage = dim<0 on dp>>
@@ -34,7 +34,7 @@ dist.flat_group @gw on @m[dp] numel [128, 128] weights [1, 2, 1, 1]
 func.func @types(
     %a: !dist.tensor<16x8xf32, @m, [shard<0>, shard<1>]>,
     %b: !dist.tensor<16x8xbf16, @m, [replicate, partial]>,
-    %c: !dist.tensor<16x8xf32, @m, [partial<avg>, partial<max>]>,
+    %c: !dist.tensor<16x8xf32, @m, [partial<max>, partial<max>]>,
     %d: !dist.tensor<16x8xf32, @m, [partial<min>, reduced]>,
     %e: !dist.tensor<16x8xf32, @m, [shard<0>, shard<0>], order = {0 = [tp, dp]}>,
     %f: !dist.tensor<16x8xf32, @m, [replicate, shard<1>], storage = dim<0 on dp>>,

@@ -344,6 +344,19 @@ func.func @f(%p: !p, %g: !p, %m: !p) {
 
 // -----
 
+// With its cotangent as the gradient, the parameter is still what is
+// refused (not the gradient's placement against it).
+dist.mesh @m [dp = 2, tp = 2]
+!p = !dist.tensor<16x8xf32, @m, [partial<sum>, reduced]>
+!g = !dist.tensor<16x8xf32, @m, [reduced, partial<sum>]>
+func.func @f(%p: !p, %g: !g, %m: !p) {
+  // expected-error @+1 {{parameter #0 has a partial placement on mesh axis 'dp'; a parameter must be shard, replicate or reduced there}}
+  %r:2 = muon.step params(%p : !p) grads(%g : !g) momenta(%m : !p) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
 dist.mesh @m [dp = 4]
 !w = !dist.tensor<16x8xf32, @m, [replicate], storage = whole<on dp owner 2>>
 func.func @f(%p: !w, %g: !w, %m: !w) {

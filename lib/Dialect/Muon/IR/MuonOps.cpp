@@ -405,6 +405,14 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
              << " but the parameter has " << p.getLayout()
              << "; they must match";
     dist::LayoutAttr gl = g.getLayout(), pl = p.getLayout();
+    // The parameter first: a partial parameter's gradient would otherwise
+    // be reported against a placement no parameter may have.
+    for (auto [axis, pp] : llvm::zip(meshOp.getAxisNames(), pl.getPlacements()))
+      if (pp.getKind() == dist::PlacementKind::Partial)
+        return emitOpError("parameter ")
+               << describeParam(i) << " has a partial placement on mesh axis '"
+               << cast<StringAttr>(axis).getValue()
+               << "'; a parameter must be shard, replicate or reduced there";
     if (gl.getOrder() != pl.getOrder())
       return emitOpError("gradient of parameter ")
              << describeParam(i)
