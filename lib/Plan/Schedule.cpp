@@ -163,7 +163,7 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     double most = sumPerOwner(early, owners, resultBytes).second;
     // The slower link is the one of less bandwidth (between nodes on a
     // tie).
-    const Link &fast = model.intraNode.bandwidth > model.interNode.bandwidth
+    const Link &fast = model.intraNode.bandwidth >= model.interNode.bandwidth
                            ? model.intraNode
                            : model.interNode;
     const Link &slow =

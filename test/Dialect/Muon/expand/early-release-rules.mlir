@@ -14,6 +14,10 @@
 // splits.
 // RUN: muon-opt %s --split-input-file --muon-report=intra-node-latency-us=20 -o /dev/null | FileCheck %s --check-prefix=DEFAULT
 // RUN: muon-opt %s --split-input-file --muon-report=inter-node-latency-us=20 -o /dev/null | FileCheck %s --check-prefix=SLOW
+// On a bandwidth tie the link between nodes is the slower one: its latency
+// counts, the one in a node does not.
+// RUN: muon-opt %s --split-input-file --muon-report="inter-node-gbps=360 inter-node-latency-us=20" -o /dev/null | FileCheck %s --check-prefix=SLOW
+// RUN: muon-opt %s --split-input-file --muon-report="inter-node-gbps=360 intra-node-latency-us=20" -o /dev/null | FileCheck %s --check-prefix=DEFAULT
 
 // DEFAULT: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
 // DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls
