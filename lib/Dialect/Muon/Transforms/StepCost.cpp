@@ -2,6 +2,8 @@
 
 #include "StepCost.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -95,6 +97,20 @@ muon::optim::releasesOf(StepOp step, const StepFacts &facts,
                              bytes, costModel, prefetch, batch);
 }
 
+/// Whether `bytes` (a whole number, held as a double) is more than
+/// `bound`: compared as integers, since converting the bound to double
+/// rounds 2^63 - 1 up to 2^63 and makes a peak of 2^63 fit.
+static bool exceeds(double bytes, int64_t bound) {
+  constexpr double twoTo63 = 9223372036854775808.0;
+  return bytes >= twoTo63 || static_cast<int64_t>(bytes) > bound;
+}
+
+/// `bytes` (a whole number) in decimal digits, exact up to 2^64 and past
+/// the range of int64_t.
+static std::string bytesText(double bytes) {
+  return llvm::formatv("{0:F0}", bytes).str();
+}
+
 int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
                                      int64_t maxPrefetchBytes,
                                      int64_t nsStackBytes) {
@@ -116,7 +132,7 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
   auto [wanted, rank] = peakOf(ahead);
   int64_t fits = ahead;
   double held = wanted;
-  while (fits > 0 && held > static_cast<double>(maxPrefetchBytes))
+  while (fits > 0 && exceeds(held, maxPrefetchBytes))
     held = peakOf(--fits).first;
   if (fits == ahead)
     return k; // fits as given (a depth past the rounds runs as the rounds)
@@ -130,13 +146,13 @@ int64_t muon::optim::boundedPrefetch(StepOp step, const StepFacts &facts,
         step.emitRemark() << "prefetch_count " << k << " lowered to " << fits
                           << " by max-prefetch-bytes = " << maxPrefetchBytes
                           << ": " << asked << " would hold "
-                          << static_cast<int64_t>(wanted)
+                          << bytesText(wanted)
                           << " bytes of gathered matrices on rank " << rank
                           << " at once, " << fits << " hold(s) at most "
-                          << static_cast<int64_t>(held);
+                          << bytesText(held);
     // The bound limits what prefetching adds: each round's own matrices
     // are held whatever it says.
-    if (held > static_cast<double>(maxPrefetchBytes))
+    if (exceeds(held, maxPrefetchBytes))
       remark << ", still more than the bound: without prefetching a rank "
                 "holds the gathered matrices of its current round, which the "
                 "bound does not limit";
