@@ -357,24 +357,37 @@ void muon::optim::printStepReport(StepOp step, const StepFacts &facts,
   printStepReport(buildStepReport(step, facts, schedules), os);
 }
 
+/// A byte count (a whole number, held as a double) as a JSON integer, so
+/// that it keeps every digit the text report prints; a double would print
+/// 2^61 as 2.305843009213694e+18. Past 2^64 it stays a double.
+static llvm::json::Value byteCount(double bytes) {
+  constexpr double twoTo63 = 9223372036854775808.0;
+  if (bytes >= 0 && bytes < twoTo63)
+    return static_cast<int64_t>(bytes);
+  if (bytes >= twoTo63 && bytes < 2 * twoTo63)
+    return static_cast<uint64_t>(bytes);
+  return bytes;
+}
+
 llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
   namespace json = llvm::json;
   json::Array params, ranks, schedules;
   for (const ParamRow &p : report.params)
-    params.push_back(json::Object{{"index", p.index},
-                                  {"name", p.name},
-                                  {"shape", json::Array(p.shape)},
-                                  {"owner", p.owner},
-                                  {"owner_ranks", p.ownerRanks},
-                                  {"ns_flops", p.nsFlops},
-                                  {"gather_bytes", p.gatheredBytes},
-                                  {"scatter_bytes", p.scatteredBytes},
-                                  {"reduce_bytes", p.reduceBytes},
-                                  {"ns_blocks", p.blocks},
-                                  {"block_axis", p.blockAxis},
-                                  {"block_saved_bytes", p.blockSavedBytes},
-                                  {"allreduce_bytes", p.allReduceBytes},
-                                  {"chain", p.chain}});
+    params.push_back(
+        json::Object{{"index", p.index},
+                     {"name", p.name},
+                     {"shape", json::Array(p.shape)},
+                     {"owner", p.owner},
+                     {"owner_ranks", p.ownerRanks},
+                     {"ns_flops", p.nsFlops},
+                     {"gather_bytes", byteCount(p.gatheredBytes)},
+                     {"scatter_bytes", byteCount(p.scatteredBytes)},
+                     {"reduce_bytes", byteCount(p.reduceBytes)},
+                     {"ns_blocks", p.blocks},
+                     {"block_axis", p.blockAxis},
+                     {"block_saved_bytes", byteCount(p.blockSavedBytes)},
+                     {"allreduce_bytes", byteCount(p.allReduceBytes)},
+                     {"chain", p.chain}});
   for (const RankRow &r : report.ranks) {
     json::Object coords;
     for (size_t a = 0; a < report.axisNames.size(); ++a)
@@ -383,12 +396,12 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
                                  {"coords", std::move(coords)},
                                  {"params", r.params},
                                  {"ns_flops", r.nsFlops},
-                                 {"sent_bytes", r.sentBytes},
-                                 {"recv_bytes", r.receivedBytes},
+                                 {"sent_bytes", byteCount(r.sentBytes)},
+                                 {"recv_bytes", byteCount(r.receivedBytes)},
                                  {"est_us", r.estimatedSeconds * 1e6},
                                  {"exposed_us", r.exposedSeconds * 1e6},
                                  {"collectives", r.collectives},
-                                 {"peak_bytes", r.peakBytes}});
+                                 {"peak_bytes", byteCount(r.peakBytes)}});
   }
   json::Object out{
       {"location", report.location},
@@ -412,12 +425,12 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
                     {"est_step_us", report.estimatedStepSeconds * 1e6}}}};
   if (report.hasSchedules) {
     for (const ScheduleRow &s : report.schedules)
-      schedules.push_back(json::Object{
-          {"schedule", s.name},
-          {"step_us", s.stepSeconds * 1e6},
-          {"x_bound", s.timesBound},
-          {"collectives_per_rank", s.collectivesPerRank},
-          {"peak_bytes_per_rank", s.peakBytesPerRank}});
+      schedules.push_back(
+          json::Object{{"schedule", s.name},
+                       {"step_us", s.stepSeconds * 1e6},
+                       {"x_bound", s.timesBound},
+                       {"collectives_per_rank", s.collectivesPerRank},
+                       {"peak_bytes_per_rank", byteCount(s.peakBytesPerRank)}});
     out["schedule_estimates"] = std::move(schedules);
     out["lower_bound_us"] = report.lowerBoundSeconds * 1e6;
     out["owner_path_bound_us"] = report.pathBoundSeconds * 1e6;

@@ -7,6 +7,11 @@
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=9223372036854775807 -o /dev/null 2>&1 | FileCheck %s --check-prefix=MAX
 // RUN: muon-opt %s --muon-expand-step=max-prefetch-bytes=9000000000000000000 -o /dev/null 2>&1 | FileCheck %s --check-prefix=NINE
 // RUN: muon-opt %s --muon-report -o /dev/null | FileCheck %s --check-prefix=REPORT
+// The JSON report keeps every digit of a byte count (as a double, 2^61
+// came out as 2.305843009213694e+18).
+// RUN: muon-opt %s --muon-report=format=json -o /dev/null | FileCheck %s --check-prefix=JSON
+// JSON: "gather_bytes": 2305843009213693952,
+// JSON: "peak_bytes": 9223372036854775808,
 
 // MAX: remark: prefetch_count 1 lowered to 0 by max-prefetch-bytes = 9223372036854775807: 1 round(s) ahead would hold 9223372036854775808 bytes of gathered matrices on rank 0 at once, 0 hold(s) at most 4611686018427387904
 // NINE: remark: prefetch_count 1 lowered to 0 by max-prefetch-bytes = 9000000000000000000: 1 round(s) ahead would hold 9223372036854775808 bytes
