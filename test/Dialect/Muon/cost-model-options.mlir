@@ -35,6 +35,12 @@
 // LAT: error: muon-report: intra-node-latency-us = -1 must be a latency from 0 to 1e+09 us
 // INF: error: muon-expand-step: inter-node-latency-us = inf must be a latency from 0 to 1e+09 us
 // RATE: error: muon-report: ns-tflops = nan must be 0 (by ns_dtype) or a rate from 1e-09 to 1e+09 TFLOP/s
+// A value just past a bound is printed with the digits that tell it from
+// the bound; -0 is 0 in the estimates' header.
+// RUN: not muon-opt %s --muon-report=intra-node-gbps=1.000001e9 -o /dev/null 2>&1 | FileCheck %s --check-prefix=PAST
+// RUN: muon-opt %s --muon-report="schedules=true intra-node-latency-us=-0" -o /dev/null | FileCheck %s --check-prefix=ZERO
+// PAST: error: muon-report: intra-node-gbps = 1.000001e+09 must be a bandwidth from 1e-09 to 1e+09 GB/s
+// ZERO: schedule estimates (8 ranks per node, 360 GB/s and 0 us in a node,
 
 dist.mesh @m [dp = 16]
 !a = !dist.tensor<256x256xf32, @m, [replicate]>

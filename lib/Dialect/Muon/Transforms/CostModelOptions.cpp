@@ -7,6 +7,7 @@
 #include "llvm/Support/Format.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 using namespace mlir;
@@ -21,12 +22,23 @@ bool CostModelOptions::isDefault() const {
          interNodeLatencyUs == d.interNodeLatencyUs && nsTflops == d.nsTflops;
 }
 
+/// `value` with as few digits as read back as the same double: a value
+/// just past a bound (1.000001e9) is not shown as the bound itself.
+static std::string shortest(double value) {
+  std::string text;
+  for (int digits = 6; digits <= 17; ++digits) {
+    text.clear();
+    llvm::raw_string_ostream(text) << llvm::format("%.*g", digits, value);
+    if (std::strtod(text.c_str(), nullptr) == value)
+      break;
+  }
+  return text;
+}
+
 static LogicalResult verifyCostModelOptions(Location loc, StringRef pass,
                                             const CostModelOptions &options) {
   auto fail = [&](StringRef option, double value, StringRef want) {
-    std::string text;
-    llvm::raw_string_ostream(text) << llvm::format("%g", value);
-    return emitError(loc) << pass << ": " << option << " = " << text
+    return emitError(loc) << pass << ": " << option << " = " << shortest(value)
                           << " must be " << want;
   };
   if (options.ranksPerNode < 1)
@@ -61,9 +73,10 @@ muon::optim::costModelOptions(Location loc, StringRef pass,
                               int64_t ranksPerNode, double intraNodeGBps,
                               double intraNodeLatencyUs, double interNodeGBps,
                               double interNodeLatencyUs, double nsTflops) {
-  CostModelOptions options{ranksPerNode,       intraNodeGBps,
-                           intraNodeLatencyUs, interNodeGBps,
-                           interNodeLatencyUs, nsTflops};
+  // + 0.0 turns a -0 into 0, which the estimates' header then prints.
+  CostModelOptions options{
+      ranksPerNode,        intraNodeGBps + 0.0,      intraNodeLatencyUs + 0.0,
+      interNodeGBps + 0.0, interNodeLatencyUs + 0.0, nsTflops + 0.0};
   if (failed(verifyCostModelOptions(loc, pass, options)))
     return failure();
   return options;
