@@ -381,6 +381,26 @@ func.func @f(%a: !dist.tensor<4xf32, @m, [replicate], storage = rows<0 on dp>>)
 
 // -----
 
+// expected-error @+1 {{dim storage takes 1 split (D on AXIS), got 2}}
+func.func @f(%a: !dist.tensor<4x4xf32, @m, [replicate, replicate], storage = dim<0 on dp, 1 on tp>>)
+
+// -----
+
+// expected-error @+1 {{block storage takes 2 splits (outer, inner), got 1}}
+func.func @f(%a: !dist.tensor<4x4xf32, @m, [replicate, replicate], storage = block<0 on dp>>)
+
+// -----
+
+// expected-error @+1 {{block storage takes 2 splits (outer, inner), got 3}}
+func.func @f(%a: !dist.tensor<4x4x4xf32, @m, [replicate, replicate, replicate], storage = block<0 on dp, 1 on tp, 2 on pp>>)
+
+// -----
+
+// expected-error @+1 {{whole storage takes no weights: the owner keeps the whole tensor}}
+func.func @f(%a: !dist.tensor<4xf32, @m, [replicate], storage = whole<on dp owner 1 weights [1, 3]>>)
+
+// -----
+
 // expected-error @+1 {{unknown layout field 'shards'; expected order or storage}}
 func.func @f(%a: !dist.tensor<4xf32, @m, [replicate], shards = 2>)
 

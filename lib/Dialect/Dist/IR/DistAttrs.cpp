@@ -223,14 +223,25 @@ StorageAttr StorageAttr::parseBare(AsmParser &parser) {
     return {};
   switch (*kind) {
   case StorageKind::Dim:
-    if (parseSplit(parser, dims, axes, weights))
+  case StorageKind::Block: {
+    // Any number of splits, so that a wrong count is reported as such (by
+    // the verifier: dim takes one, block two) rather than as a missing
+    // token.
+    SMLoc splitsLoc = parser.getCurrentLocation();
+    do {
+      if (parseSplit(parser, dims, axes, weights))
+        return {};
+    } while (succeeded(parser.parseOptionalComma()));
+    size_t want = *kind == StorageKind::Dim ? 1 : 2;
+    if (dims.size() != want) {
+      parser.emitError(splitsLoc)
+          << keyword << " storage takes " << want
+          << (want == 1 ? " split (D on AXIS)" : " splits (outer, inner)")
+          << ", got " << dims.size();
       return {};
+    }
     break;
-  case StorageKind::Block:
-    if (parseSplit(parser, dims, axes, weights) || parser.parseComma() ||
-        parseSplit(parser, dims, axes, weights))
-      return {};
-    break;
+  }
   case StorageKind::Flat: {
     SymbolRefAttr ref;
     if (parser.parseAttribute(ref) || parser.parseComma() ||
@@ -248,6 +259,13 @@ StorageAttr StorageAttr::parseBare(AsmParser &parser) {
     if (parser.parseKeyword("on") || parseAxisName(parser, axis) ||
         parser.parseKeyword("owner") || parser.parseInteger(owner))
       return {};
+    SMLoc weightsLoc = parser.getCurrentLocation();
+    if (succeeded(parser.parseOptionalKeyword("weights"))) {
+      parser.emitError(weightsLoc,
+                       "whole storage takes no weights: the owner keeps the "
+                       "whole tensor");
+      return {};
+    }
     axes.push_back(axis);
     break;
   }
