@@ -42,3 +42,11 @@ func.func @rows(%a: !dist.tensor<10x8xf32, @m, [shard<0>]>) {
   return
 }
 
+
+// A rank-0 tensor: every rank holds the scalar.
+// CHECK-LABEL: !dist.tensor<f32, @m, [replicate]>
+// CHECK-NEXT: rank 0 (dp=0): local scalar (rank 0)
+// CHECK: rank 3 (dp=3): local scalar (rank 0)
+func.func @scalar(%a: !dist.tensor<f32, @m, [replicate]>) {
+  return
+}

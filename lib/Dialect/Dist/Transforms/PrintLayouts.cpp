@@ -41,6 +41,8 @@ void printTable(llvm::raw_ostream &os, DistTensorType type,
     if (s.flattened) {
       os << "elements [" << s.offsets[0] << ", " << s.offsets[0] + s.shape[0]
          << ") of the flattened tensor";
+    } else if (s.shape.empty()) {
+      os << "local scalar (rank 0)";
     } else {
       os << "local ";
       printList(os, s.shape, "x");
