@@ -41,6 +41,16 @@ func.func @f(%p: !b, %g: !b, %m: !b) {
 // -----
 
 dist.mesh @m [dp = 4]
+!s = !dist.tensor<f32, @m, [replicate]>
+func.func @f(%p: !s, %g: !s, %m: !s) {
+  // expected-error @+1 {{parameter #0 has rank 0 (a scalar); Muon orthogonalises matrices}}
+  %r:2 = muon.step params(%p : !s) grads(%g : !s) momenta(%m : !s) {lr = 0.02 : f64}
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4]
 !i = !dist.tensor<16x8xi32, @m, [shard<0>]>
 func.func @f(%p: !i, %g: !i, %m: !i) {
   // expected-error @+1 {{parameter #0 has non-float element type 'i32'}}

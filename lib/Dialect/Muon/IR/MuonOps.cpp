@@ -200,9 +200,11 @@ LogicalResult StepOp::verify() {
     GlobalTensor p = globalTensorOf(getParams()[i].getType());
     if (p.getRank() < 2)
       return emitOpError("parameter ")
-             << describeParam(i) << " has rank " << p.getRank() << " (shape "
-             << layout::shapeString(p.shape)
-             << "); Muon orthogonalises matrices, so give parameters with "
+             << describeParam(i) << " has rank " << p.getRank()
+             << (p.getRank() == 0
+                     ? std::string(" (a scalar)")
+                     : " (shape " + layout::shapeString(p.shape) + ")")
+             << "; Muon orthogonalises matrices, so give parameters with "
                 "fewer than 2 dims to another optimizer (e.g. AdamW)";
     if (!isa<FloatType>(p.elementType))
       return emitOpError("parameter ")
