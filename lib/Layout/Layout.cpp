@@ -140,6 +140,19 @@ std::vector<StorageSplit> Storage::outerFirst() const {
   return {};
 }
 
+/// Where member `member` starts in the group's concatenation, and the
+/// concatenation's length.
+static std::pair<int64_t, int64_t> memberStart(const FlatGroup &group,
+                                               int64_t member) {
+  int64_t total = 0, start = 0;
+  for (size_t m = 0; m < group.numel().size(); ++m) {
+    if (static_cast<int64_t>(m) == member)
+      start = total;
+    total += group.numel()[m];
+  }
+  return {start, total};
+}
+
 std::vector<int64_t> muon::layout::key(const Layout &l) {
   std::vector<int64_t> out;
   auto list = [&](const std::vector<int64_t> &values) {
@@ -158,7 +171,11 @@ std::vector<int64_t> muon::layout::key(const Layout &l) {
   const Storage &st = l.storage;
   out.insert(out.end(), {static_cast<int64_t>(st.kind), st.member, st.axis,
                          st.owner, st.group.axis});
-  list(st.group.memberNumel);
+  if (st.kind == StorageKind::Flat && st.member >= 0 &&
+      st.member < static_cast<int64_t>(st.group.numel().size())) {
+    auto [start, total] = memberStart(st.group, st.member);
+    out.insert(out.end(), {start, st.group.numel()[st.member], total});
+  }
   list(st.group.weights);
   out.push_back(static_cast<int64_t>(st.splits.size()));
   for (const StorageSplit &split : st.splits) {
@@ -469,17 +486,16 @@ std::string muon::layout::verify(const std::vector<int64_t> &shape,
   }
   case StorageKind::Flat: {
     const FlatGroup &g = st.group;
-    if (st.member < 0 ||
-        st.member >= static_cast<int64_t>(g.memberNumel.size()))
+    if (st.member < 0 || st.member >= static_cast<int64_t>(g.numel().size()))
       return "flat storage member index " + std::to_string(st.member) +
              " is out of range: the group has " +
-             std::to_string(g.memberNumel.size()) + " members";
+             std::to_string(g.numel().size()) + " members";
     std::string err = verifyWeights(g.weights, mesh.sizes[g.axis],
                                     "flat group over mesh axis " +
                                         axisName(mesh, g.axis));
     if (!err.empty())
       return err;
-    int64_t want = g.memberNumel[st.member];
+    int64_t want = g.numel()[st.member];
     std::string mismatch;
     forEachComputeCoord(layout, mesh, [&](const std::vector<int64_t> &c) {
       int64_t got = computeShard(shape, layout, mesh, c).numElements();
@@ -539,24 +555,11 @@ static Interval clipToMember(Interval mine, int64_t start, int64_t numel) {
   return {lo - start, hi - lo};
 }
 
-/// Where member `member` starts in the group's concatenation, and the
-/// concatenation's length.
-static std::pair<int64_t, int64_t> memberStart(const FlatGroup &group,
-                                               int64_t member) {
-  int64_t total = 0, start = 0;
-  for (size_t m = 0; m < group.memberNumel.size(); ++m) {
-    if (static_cast<int64_t>(m) == member)
-      start = total;
-    total += group.memberNumel[m];
-  }
-  return {start, total};
-}
-
 Interval muon::layout::flatMemberRange(const FlatGroup &group, int64_t axisSize,
                                        int64_t member, int64_t coord) {
   auto [start, total] = memberStart(group, member);
   return clipToMember(chunk(total, axisSize, coord, group.weights), start,
-                      group.memberNumel[member]);
+                      group.numel()[member]);
 }
 
 LocalShard muon::layout::localShard(const std::vector<int64_t> &shape,
@@ -605,7 +608,7 @@ LocalShard LocalShards::operator()(const std::vector<int64_t> &coords) {
     int64_t axis = st.group.axis;
     Interval p = clipToMember(part(-1, member->second, mesh.sizes[axis],
                                    coords[axis], st.group.weights),
-                              member->first, st.group.memberNumel[st.member]);
+                              member->first, st.group.numel()[st.member]);
     local.shape = {p.size};
     local.offsets = {p.offset};
     local.flattened = true;

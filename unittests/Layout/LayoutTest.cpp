@@ -402,7 +402,7 @@ TEST(LayoutKey, EveryFieldCounts) {
   variants[6].storage.axis = 1;
   variants[7] = variants[6];
   variants[7].storage.owner = 1;
-  variants[8].storage.group.memberNumel = {4};
+  variants[8].storage.group.setNumel({4});
   for (size_t i = 0; i < variants.size(); ++i) {
     EXPECT_NE(key(variants[i]), key(base)) << "variant " << i;
     for (size_t j = 0; j < i; ++j)

@@ -100,7 +100,7 @@ TEST(RoundCalls, WeightedAndFlatSplitsStaySingle) {
   Layout flat = layoutOf({Placement::replicate()});
   flat.storage.kind = layout::StorageKind::Flat;
   flat.storage.group.axis = 0;
-  flat.storage.group.memberNumel = {12, 8};
+  flat.storage.group.setNumel({12, 8});
   flat.storage.member = 0;
   std::vector<Param> round = {
       param({8, 4}, weighted, mesh, 0), param({3, 4}, flat, mesh, 1),

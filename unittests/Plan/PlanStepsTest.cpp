@@ -244,7 +244,7 @@ TEST(PlanSteps, FlatStorageMovesElementRanges) {
   Layout l = layoutOf({Placement::replicate()});
   l.storage.kind = layout::StorageKind::Flat;
   l.storage.group.axis = 0;
-  l.storage.group.memberNumel = {12, 8};
+  l.storage.group.setNumel({12, 8});
   l.storage.member = 0;
   EXPECT_EQ(stepsOf({3, 4}, l, mesh, 0),
             (Lines{"gather dp flat dim 0 root 0 sizes [10,2]",

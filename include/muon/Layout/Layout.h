@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -107,8 +108,20 @@ struct StorageSplit {
 /// element counts, in buffer order.
 struct FlatGroup {
   int axis = -1;
-  std::vector<int64_t> memberNumel;
+  /// The members' element counts, in order, shared: the layouts of a
+  /// group's N members refer to one list (N copies of N counts made a
+  /// 10,000-member group take 4 GB). Null means no members.
+  std::shared_ptr<const std::vector<int64_t>> memberNumel;
   std::vector<int64_t> weights;
+
+  const std::vector<int64_t> &numel() const {
+    static const std::vector<int64_t> none;
+    return memberNumel ? *memberNumel : none;
+  }
+  void setNumel(std::vector<int64_t> numel) {
+    memberNumel =
+        std::make_shared<const std::vector<int64_t>>(std::move(numel));
+  }
 };
 
 /// Storage (memory-only) sharding applied on top of the compute placements.
@@ -140,6 +153,10 @@ struct Layout {
 /// Every field of `l` as integers, each list preceded by its length: equal
 /// layouts give equal keys, so results computed from a layout can be kept
 /// per key (a field added to Layout, Storage or Placement belongs here).
+/// A flat group enters as what its member's pieces depend on (the member's
+/// start and length and the group's total length), not its list of member
+/// sizes: keys of all N members of a group would otherwise hold N^2
+/// integers.
 std::vector<int64_t> key(const Layout &l);
 
 /// A contiguous range [offset, offset + size).

@@ -149,6 +149,21 @@ static std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
+/// `group`'s member sizes, one list per `numel` attribute for every layout
+/// that refers to it.
+static std::shared_ptr<const std::vector<int64_t>>
+sharedNumel(FlatGroupOp group) {
+  auto *dialect = group->getContext()->getLoadedDialect<DistDialect>();
+  Attribute key = group.getNumelAttr();
+  llvm::sys::SmartScopedLock<true> lock(dialect->localTypesMutex);
+  std::shared_ptr<const std::vector<int64_t>> &numel =
+      dialect->flatGroupNumel[key];
+  if (!numel)
+    numel = std::make_shared<const std::vector<int64_t>>(
+        toVector(group.getNumel()));
+  return numel;
+}
+
 FailureOr<layout::Layout>
 muon::dist::toLayout(LayoutAttr attr, MeshOp mesh, Operation *from,
                      function_ref<InFlightDiagnostic()> emitError,
@@ -221,7 +236,7 @@ muon::dist::toLayout(LayoutAttr attr, MeshOp mesh, Operation *from,
     if (failed(a))
       return failure();
     storage.group.axis = *a;
-    storage.group.memberNumel = toVector(group.getNumel());
+    storage.group.memberNumel = sharedNumel(group);
     if (group.getWeights())
       storage.group.weights = toVector(*group.getWeights());
     storage.member = st.getMember();

@@ -62,8 +62,7 @@ bool sameStorage(const layout::Storage &a, const layout::Storage &b) {
         a.splits[i].weights != b.splits[i].weights)
       return false;
   return a.kind != layout::StorageKind::Flat ||
-         (a.group.axis == b.group.axis &&
-          a.group.memberNumel == b.group.memberNumel &&
+         (a.group.axis == b.group.axis && a.group.numel() == b.group.numel() &&
           a.group.weights == b.group.weights);
 }
 

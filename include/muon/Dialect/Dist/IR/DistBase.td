@@ -54,6 +54,11 @@ def Dist_Dialect : Dialect {
     /// thousands of ops of an expanded step that carries a type would
     /// convert and check its layout again.
     ::llvm::DenseSet<std::pair<::mlir::Type, MeshKey>> verifiedTypes;
+    /// A flat group's member sizes as the layouts hold them, per `numel`
+    /// attribute: the layouts of all of a group's members share one list.
+    ::llvm::DenseMap<::mlir::Attribute,
+                     std::shared_ptr<const std::vector<int64_t>>>
+        flatGroupNumel;
     ::llvm::sys::SmartMutex<true> localTypesMutex;
   }];
 }
