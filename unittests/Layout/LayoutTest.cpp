@@ -128,7 +128,7 @@ TEST(Chunk, WeightedRoundingIsCeilInOrder) {
 
 TEST(Storage, VeScaleWeightedFlatGroup) {
   // Weighted flat storage: 810 elements, weights [1,2,1,1,1,1,1,1] (sum 9).
-  FlatGroup g{0, {810}, {1, 2, 1, 1, 1, 1, 1, 1}};
+  FlatGroup g = FlatGroup::make(0, {810}, {1, 2, 1, 1, 1, 1, 1, 1});
   std::vector<int64_t> sizes;
   for (int64_t r = 0; r < 8; ++r)
     sizes.push_back(flatMemberRange(g, 8, 0, r).size);
@@ -139,7 +139,7 @@ TEST(Storage, FlatGroupOfFourTensors) {
   // Tensors of 16, 8, 6, 4 elements over 4 ranks: 34 elements, 9,9,9,7.
   // rank 0: T0[0:9]; rank 1: T0[9:16], T1[0:2]; rank 2: T1[2:8], T2[0:3];
   // rank 3: T2[3:6], T3[0:4].
-  FlatGroup g{0, {16, 8, 6, 4}, {}};
+  FlatGroup g = FlatGroup::make(0, {16, 8, 6, 4});
   auto range = [&](int64_t member, int64_t rank) {
     Interval i = flatMemberRange(g, 4, member, rank);
     return std::make_pair(i.offset, i.offset + i.size);
@@ -192,7 +192,7 @@ TEST(Storage, AllRanksAtOnceAreOneRankAtATime) {
   cases.push_back({{9, 6}, block});
   Layout flat = layoutOf({Placement::replicate(), Placement::replicate()});
   flat.storage.kind = StorageKind::Flat;
-  flat.storage.group = {0, {10, 15, 4}, {2, 1, 5}};
+  flat.storage.group = FlatGroup::make(0, {10, 15, 4}, {2, 1, 5});
   flat.storage.member = 1;
   cases.push_back({{3, 5}, flat});
   for (auto &[shape, l] : cases) {
@@ -370,7 +370,7 @@ TEST(Verify, ReportsEachProblem) {
             std::string::npos);
   Layout flat = layoutOf({Placement::replicate(), Placement::replicate()});
   flat.storage.kind = StorageKind::Flat;
-  flat.storage.group = {0, {16, 8}, {}};
+  flat.storage.group = FlatGroup::make(0, {16, 8});
   flat.storage.member = 1;
   EXPECT_NE(verify({4, 4}, flat, m).find("bad group membership"),
             std::string::npos);
@@ -391,7 +391,7 @@ TEST(LayoutKey, EveryFieldCounts) {
   Layout same = base;
   EXPECT_EQ(key(base), key(same));
 
-  std::vector<Layout> variants(9, base);
+  std::vector<Layout> variants(10, base);
   variants[0].placements[1] = Placement::partial(ReduceKind::Avg);
   variants[1].placements[0] = Placement::shard(1);
   variants[2].shardOrder = {{0, {1, 0}}};
@@ -402,12 +402,23 @@ TEST(LayoutKey, EveryFieldCounts) {
   variants[6].storage.axis = 1;
   variants[7] = variants[6];
   variants[7].storage.owner = 1;
-  variants[8].storage.group.setNumel({4});
+  variants[8].storage.kind = StorageKind::Flat;
+  variants[8].storage.splits.clear();
+  variants[8].storage.group = FlatGroup::make(1, {4, 4});
+  variants[8].storage.member = 1;
+  variants[9] = variants[8];
+  variants[9].storage.group.setNumel({2, 4}); // member 1 starts elsewhere
   for (size_t i = 0; i < variants.size(); ++i) {
     EXPECT_NE(key(variants[i]), key(base)) << "variant " << i;
     for (size_t j = 0; j < i; ++j)
       EXPECT_NE(key(variants[i]), key(variants[j])) << i << " vs " << j;
   }
+  // A flat member enters as its start, length and the group's total: a
+  // group whose other members differ but leave those alone shares the key
+  // (the member's pieces are the same).
+  Layout padded = variants[8];
+  padded.storage.group.setNumel({4, 4, 0});
+  EXPECT_EQ(key(padded), key(variants[8]));
 }
 
 // The ranks of a box, in rank order, are those whose coordinates lie in

@@ -122,6 +122,14 @@ struct FlatGroup {
     memberNumel =
         std::make_shared<const std::vector<int64_t>>(std::move(numel));
   }
+  static FlatGroup make(int axis, std::vector<int64_t> numel,
+                        std::vector<int64_t> weights = {}) {
+    FlatGroup g;
+    g.axis = axis;
+    g.setNumel(std::move(numel));
+    g.weights = std::move(weights);
+    return g;
+  }
 };
 
 /// Storage (memory-only) sharding applied on top of the compute placements.
