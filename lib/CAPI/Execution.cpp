@@ -80,6 +80,15 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
                " is not in 0..3");
     return {nullptr};
   }
+  if (options.numSharedLibraries < 0 ||
+      (options.numSharedLibraries > 0 && !options.sharedLibraries)) {
+    report(
+        errorCallback, userData,
+        "numSharedLibraries = " + std::to_string(options.numSharedLibraries) +
+            (options.numSharedLibraries < 0 ? " is negative"
+                                            : " but sharedLibraries is NULL"));
+    return {nullptr};
+  }
   std::vector<std::string> libs;
   for (intptr_t i = 0; i < options.numSharedLibraries; ++i)
     libs.push_back(unwrap(options.sharedLibraries[i]).str());
@@ -148,7 +157,8 @@ void muonExecutableDestroy(MuonExecutable e) { delete unwrapExe(e); }
 const int64_t *muonExecutableRoleTable(MuonExecutable e, intptr_t *size) {
   // A null executable (a failed muonExecutableCreate) has no table.
   Executable *exe = unwrapExe(e);
-  *size = exe ? exe->roleSize : 0;
+  if (size)
+    *size = exe ? exe->roleSize : 0;
   return exe ? exe->roles : nullptr;
 }
 
@@ -218,11 +228,21 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                " buffers in all; got " + std::to_string(numArguments));
     return mlirLogicalResultFailure();
   }
+  if (numArguments > 0 && !arguments) {
+    report(errorCallback, userData,
+           "arguments is NULL for " + std::to_string(numArguments) +
+               " buffers");
+    return mlirLogicalResultFailure();
+  }
   int64_t numArgs = exe->roles[1];
   std::vector<BufferView> buffers(numArguments);
   for (intptr_t i = 0; i < numArguments; ++i) {
     bool scalarRole = exe->scalar[i];
     const MuonArgument &a = arguments[i];
+    auto name = [&] {
+      return i < numArgs ? "argument #" + std::to_string(i)
+                         : "result buffer #" + std::to_string(i - numArgs);
+    };
     if (a.isScalar != scalarRole) {
       report(errorCallback, userData,
              "argument #" + std::to_string(i) + " is " +
@@ -245,11 +265,13 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
     // for: one of another rank would be read wrongly.
     if (!a.isScalar && !exe->dims.empty() && a.rank != exe->dims[i]) {
       report(errorCallback, userData,
-             (i < numArgs ? "argument #" + std::to_string(i)
-                          : "result buffer #" + std::to_string(i - numArgs)) +
-                 " has " + std::to_string(a.rank) +
+             name() + " has " + std::to_string(a.rank) +
                  " dims; the entry takes a tensor of " +
                  std::to_string(exe->dims[i]));
+      return mlirLogicalResultFailure();
+    }
+    if (!a.isScalar && a.rank > 0 && !a.shape) {
+      report(errorCallback, userData, name() + " has a NULL shape");
       return mlirLogicalResultFailure();
     }
     if (a.isScalar)
@@ -257,6 +279,18 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
     else
       buffers[i] = {a.data, std::vector<int64_t>(a.shape, a.shape + a.rank),
                     std::nullopt};
+    // Memory is read or written only where there are elements: an empty
+    // tensor may come without any.
+    if (!a.isScalar && !a.data &&
+        llvm::all_of(buffers[i].shape, [](int64_t d) { return d != 0; })) {
+      report(errorCallback, userData,
+             name() + " has a NULL data pointer for " +
+                 (buffers[i].shape.empty()
+                      ? std::string("a scalar")
+                      : muon::layout::shapeString(buffers[i].shape)) +
+                 " elements");
+      return mlirLogicalResultFailure();
+    }
   }
   // The compiled code checks each argument's local shape on entry, not the
   // out-buffers it writes: each must have the shape of the argument it

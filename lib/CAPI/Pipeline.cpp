@@ -102,6 +102,12 @@ MlirLogicalResult muonRunMuonToLLVMPipeline(MlirOperation module,
   muon::MuonToLLVMOptions cxxOptions;
   if (!toCxxOptions(options, cxxOptions, errorCallback, userData))
     return mlirLogicalResultFailure();
+  if (mlirOperationIsNull(module)) {
+    if (errorCallback)
+      errorCallback(wrap(llvm::StringRef("muon-to-llvm: the module is null")),
+                    userData);
+    return mlirLogicalResultFailure();
+  }
   auto moduleOp = llvm::dyn_cast<mlir::ModuleOp>(unwrap(module));
   if (!moduleOp) {
     std::string message =

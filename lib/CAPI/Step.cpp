@@ -2,6 +2,8 @@
 
 #include "muon-c/Step.h"
 
+#include "NullOperation.h"
+
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
@@ -26,6 +28,8 @@ namespace optim = ::muon::optim;
 namespace plan = ::muon::plan;
 
 intptr_t muonModuleNumSteps(MlirOperation module) {
+  if (muon::capi::isNullOperation(module, "muonModuleNumSteps"))
+    return -1;
   intptr_t n = 0;
   unwrap(module)->walk([&](StepOp) { ++n; });
   return n;
@@ -33,7 +37,7 @@ intptr_t muonModuleNumSteps(MlirOperation module) {
 
 MlirOperation muonModuleGetStep(MlirOperation module, intptr_t index) {
   Operation *found = nullptr;
-  if (index < 0)
+  if (index < 0 || muon::capi::isNullOperation(module, "muonModuleGetStep"))
     return wrap(found);
   intptr_t i = 0;
   unwrap(module)->walk([&](StepOp step) {
@@ -54,6 +58,8 @@ static MlirLogicalResult reportSteps(MlirOperation moduleOp,
                                      MlirStringCallback callback,
                                      void *userData) {
   bool json = options.json;
+  if (muon::capi::isNullOperation(moduleOp, entry))
+    return mlirLogicalResultFailure();
   Operation *op = unwrap(moduleOp);
   auto module = dyn_cast<ModuleOp>(op);
   if (!module) {
@@ -144,12 +150,16 @@ MlirLogicalResult muonStepReportWithOptions(MlirOperation moduleOp,
 }
 
 intptr_t muonStepNumParams(MlirOperation step) {
+  if (muon::capi::isNullOperation(step, "muonStepNumParams"))
+    return -1;
   auto op = dyn_cast<StepOp>(unwrap(step));
   return op ? static_cast<intptr_t>(op.getNumParams()) : -1;
 }
 
 MlirLogicalResult muonStepPlan(MlirOperation stepOp, intptr_t param,
                                MlirStringCallback callback, void *userData) {
+  if (muon::capi::isNullOperation(stepOp, "muonStepPlan"))
+    return mlirLogicalResultFailure();
   Operation *op = unwrap(stepOp);
   auto step = dyn_cast<StepOp>(op);
   if (!step) {
@@ -162,6 +172,11 @@ MlirLogicalResult muonStepPlan(MlirOperation stepOp, intptr_t param,
         << param << " (it has " << step.getNumParams() << ")";
     return mlirLogicalResultFailure();
   }
+  // The step's facts first: a step that does not plan (a global-view
+  // step) is told so, not sent to assign owners it cannot have.
+  FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
+  if (failed(facts))
+    return mlirLogicalResultFailure();
   std::optional<ArrayRef<int64_t>> owners = step.getOwners();
   if (!owners) {
     step.emitOpError("has no owners; run muon-assign-owners (or "
@@ -174,9 +189,6 @@ MlirLogicalResult muonStepPlan(MlirOperation stepOp, intptr_t param,
         << " parameters";
     return mlirLogicalResultFailure();
   }
-  FailureOr<optim::StepFacts> facts = optim::analyzeStep(step);
-  if (failed(facts))
-    return mlirLogicalResultFailure();
   const optim::ParamFacts &p = facts->params[param];
   // Describe every step first: the callback sees all of the plan or none.
   std::vector<std::string> lines;

@@ -9,6 +9,8 @@
 
 #include "muon-c/Step.h"
 
+#include "NullOperation.h"
+
 #include "muon/Dialect/Muon/IR/MuonOps.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
 #include "muon/Plan/ParamPlan.h"
@@ -33,6 +35,8 @@ constexpr intptr_t kNoParam = INTPTR_MIN;
 /// range (kNoParam: no parameter asked for); else a diagnostic and failure.
 FailureOr<optim::StepFacts> factsOf(MlirOperation stepOp, intptr_t param,
                                     const char *what) {
+  if (muon::capi::isNullOperation(stepOp, what))
+    return failure();
   Operation *op = unwrap(stepOp);
   auto step = dyn_cast<StepOp>(op);
   if (!step)
@@ -44,6 +48,19 @@ FailureOr<optim::StepFacts> factsOf(MlirOperation stepOp, intptr_t param,
   return optim::analyzeStep(step);
 }
 } // namespace
+
+/// Whether every output pointer is given; else a diagnostic naming the
+/// first that is NULL.
+static bool
+given(MlirOperation step, const char *fn,
+      std::initializer_list<std::pair<const char *, const void *>> outputs) {
+  for (auto [name, pointer] : outputs)
+    if (!pointer) {
+      unwrap(step)->emitError(fn) << ": " << name << " is NULL";
+      return false;
+    }
+  return true;
+}
 
 int64_t muonStepNumRanks(MlirOperation step) {
   FailureOr<optim::StepFacts> facts = factsOf(step, kNoParam, "muonStepNumRanks");
@@ -77,7 +94,7 @@ MlirLogicalResult muonStepParamShape(MlirOperation step, intptr_t param,
                                      int64_t *shape) {
   FailureOr<optim::StepFacts> facts =
       factsOf(step, param, "muonStepParamShape");
-  if (failed(facts))
+  if (failed(facts) || !given(step, "muonStepParamShape", {{"shape", shape}}))
     return mlirLogicalResultFailure();
   for (int64_t s : facts->params[param].shape)
     *shape++ = s;
@@ -118,7 +135,13 @@ MlirLogicalResult muonStepLocalShard(MlirOperation step, intptr_t param,
                                      int64_t *computeOffsets) {
   FailureOr<optim::StepFacts> facts =
       factsOf(step, param, "muonStepLocalShard");
-  if (failed(facts) || !rankInRange(step, *facts, rank))
+  if (failed(facts) || !rankInRange(step, *facts, rank) ||
+      !given(step, "muonStepLocalShard",
+             {{"localShape", localShape},
+              {"localOffsets", localOffsets},
+              {"flattened", flattened},
+              {"computeShape", computeShape},
+              {"computeOffsets", computeOffsets}}))
     return mlirLogicalResultFailure();
   if (kind != MuonTensorParam && kind != MuonTensorGrad &&
       kind != MuonTensorMomentum) {
@@ -160,7 +183,9 @@ MlirLogicalResult muonStepPartialTerm(MlirOperation step, intptr_t param,
                                       int64_t *terms, double *scale) {
   FailureOr<optim::StepFacts> facts =
       factsOf(step, param, "muonStepPartialTerm");
-  if (failed(facts) || !rankInRange(step, *facts, rank))
+  if (failed(facts) || !rankInRange(step, *facts, rank) ||
+      !given(step, "muonStepPartialTerm",
+             {{"term", term}, {"terms", terms}, {"scale", scale}}))
     return mlirLogicalResultFailure();
   layout::PartialTerms t = layout::partialTerms(
       facts->params[param].gradLayout, facts->mesh, facts->mesh.coords(rank));

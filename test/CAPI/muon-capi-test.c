@@ -8,6 +8,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
@@ -356,6 +357,77 @@ static int nullExecutable(void) {
   return 0;
 }
 
+/* Collects a diagnostic's text into a Message. */
+static MlirLogicalResult collectDiagnostic(MlirDiagnostic diagnostic,
+                                           void *userData) {
+  Message *message = (Message *)userData;
+  message->length = 0;
+  message->text[0] = '\0';
+  mlirDiagnosticPrint(diagnostic, collectMessage, userData);
+  return mlirLogicalResultSuccess();
+}
+
+/* Null handles and NULL output pointers are refused, never dereferenced:
+ * a null operation (what muonModuleGetStep returns past the last step) is
+ * reported on stderr (it has no context to carry a diagnostic), a NULL
+ * output pointer as a diagnostic on the step. */
+static int nullHandles(MlirContext context) {
+  MlirOperation none = {NULL};
+  Message error = {{0}, 0};
+  MuonExecutableOptions exeOptions = muonExecutableOptionsDefault();
+  MlirModule module =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kModule));
+  MlirOperation step = muonModuleGetStep(mlirModuleGetOperation(module), 0);
+  MlirDiagnosticHandlerID handler;
+  int64_t shape[2], offsets[2];
+  int status = 0;
+  if (muonModuleNumSteps(none) != -1 || muonStepNumParams(none) != -1 ||
+      !mlirOperationIsNull(muonModuleGetStep(none, 0)) ||
+      muonStepNumRanks(none) != -1 ||
+      mlirLogicalResultIsSuccess(muonStepPlan(none, 0, NULL, NULL)) ||
+      mlirLogicalResultIsSuccess(muonStepReport(none, NULL, NULL)) ||
+      mlirLogicalResultIsSuccess(muonRunMuonToLLVMPipeline(
+          none, muonLLVMPipelineOptionsDefault(), collectMessage, &error))) {
+    fprintf(stderr, "a null operation was accepted\n");
+    status = 1;
+  } else {
+    printf("null operation: %s\n", error.text);
+  }
+  handler = mlirContextAttachDiagnosticHandler(context, collectDiagnostic,
+                                               &error, NULL);
+  if (status == 0 &&
+      mlirLogicalResultIsSuccess(muonStepParamShape(step, 0, NULL))) {
+    fprintf(stderr, "a NULL shape was accepted\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("NULL output: %s\n", error.text);
+  }
+  if (status == 0 &&
+      mlirLogicalResultIsSuccess(muonStepLocalShard(
+          step, 0, MuonTensorParam, 0, shape, offsets, NULL, shape, offsets))) {
+    fprintf(stderr, "a NULL flattened was accepted\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("NULL output: %s\n", error.text);
+  }
+  mlirContextDetachDiagnosticHandler(context, handler);
+  /* A negative library count is refused before anything is compiled. */
+  error.length = 0;
+  error.text[0] = '\0';
+  exeOptions.numSharedLibraries = -1;
+  if (status == 0 &&
+      muonExecutableCreate(module, mlirStringRefCreateFromCString("step"),
+                           exeOptions, collectMessage, &error)
+              .ptr != NULL) {
+    fprintf(stderr, "a negative library count was accepted\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("libraries: %s\n", error.text);
+  }
+  mlirModuleDestroy(module);
+  return status;
+}
+
 static int run(MlirContext context) {
   MlirModule module = mlirModuleCreateParse(
       context, mlirStringRefCreateFromCString(kModule));
@@ -402,6 +474,8 @@ static int run(MlirContext context) {
     status = deepNesting(context);
   if (status == 0)
     status = nullExecutable();
+  if (status == 0)
+    status = nullHandles(context);
   return status;
 }
 
