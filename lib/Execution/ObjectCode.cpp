@@ -20,6 +20,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
@@ -145,7 +146,8 @@ std::unique_ptr<llvm::Module> takeKernels(llvm::Module &module) {
   return kernels;
 }
 
-constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', 'S'};
+/// The format's tag; version 2 gives each object a checksum.
+constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', '2'};
 
 /// The module's static constructors (target=cuda: the load of the kernels'
 /// image, which MLIR's translation of gpu.binary emits as one) called in
@@ -279,6 +281,7 @@ std::string muon::exec::packObjects(const ObjectList &objects) {
   putWord(out, objects.size());
   for (const auto &object : objects) {
     putWord(out, object->getBufferSize());
+    putWord(out, llvm::xxh3_64bits(object->getBuffer()));
     out.append(object->getBufferStart(), object->getBufferSize());
   }
   return out;
@@ -304,9 +307,15 @@ llvm::Expected<ObjectList> muon::exec::unpackObjects(llvm::MemoryBufferRef file)
   if (!word(count))
     return llvm::createStringError("truncated object file");
   for (uint64_t i = 0; i < count; ++i) {
-    uint64_t size = 0;
-    if (!word(size) || size > bytes.size())
+    uint64_t size = 0, checksum = 0;
+    if (!word(size) || !word(checksum) || size > bytes.size())
       return llvm::createStringError("truncated object file");
+    // A changed byte inside an object can still read as an object file,
+    // and then runs as wrong machine code: the checksum refuses it.
+    if (llvm::xxh3_64bits(bytes.take_front(size)) != checksum)
+      return llvm::createStringError(
+          "object " + std::to_string(i) +
+          " does not match its checksum (the file is corrupt)");
     objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
         bytes.take_front(size), file.getBufferIdentifier()));
     bytes = bytes.drop_front(size);

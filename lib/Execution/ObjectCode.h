@@ -39,11 +39,13 @@ llvm::Expected<ObjectList> compileToObjects(mlir::ModuleOp module,
                                             const std::string &entry,
                                             int optLevel);
 
-/// The objects as the bytes of one file.
+/// The objects as the bytes of one file: a tag, the count, then each
+/// object's size, checksum (xxh3) and bytes.
 std::string packObjects(const ObjectList &objects);
 
-/// The objects of a file packObjects wrote; a plain object file (what
-/// earlier versions wrote) is one object.
+/// The objects of a file packObjects wrote, each checked against its
+/// checksum; a plain object file (what earlier versions wrote) is one
+/// object.
 llvm::Expected<ObjectList> unpackObjects(llvm::MemoryBufferRef file);
 
 } // namespace exec

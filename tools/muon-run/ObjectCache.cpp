@@ -25,7 +25,7 @@ namespace {
 
 /// Bump when what an object depends on changes without changing the
 /// lowered module's text (the way muon-run compiles or calls it).
-constexpr const char *kFormat = "muon-run-object-v3";
+constexpr const char *kFormat = "muon-run-object-v4";
 
 std::string cacheDirectory() {
   std::string dir;
