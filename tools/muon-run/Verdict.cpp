@@ -38,7 +38,11 @@ bool compare(const Options &o, const std::vector<float> &got,
     if (!finite)
       d = INFINITY;
     maxAbs = std::max(maxAbs, d);
-    maxRel = std::max(maxRel, d / std::max(1e-30, std::fabs((double)want[k])));
+    // Not d / |want| when want is not finite: inf / inf is NaN, which
+    // std::max drops, and the row read a relative error of 0.
+    maxRel = std::max(maxRel,
+                      finite ? d / std::max(1e-30, std::fabs((double)want[k]))
+                             : INFINITY);
     ok &= finite &&
           d <= o.atol + o.rtol * std::fabs(static_cast<double>(want[k]));
   }

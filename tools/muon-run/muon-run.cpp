@@ -219,6 +219,11 @@ std::string validateOptions() {
     return "--np must be >= 1, got " + std::to_string(np);
   if (steps < 1)
     return "--steps must be >= 1";
+  // The generator's stream ids number steps in 20 bits: a later step's
+  // gradients would repeat another parameter's (docs/running.md).
+  if (steps > (int64_t(1) << 20))
+    return "--steps must be at most 2^20 (1048576), got " +
+           std::to_string(steps);
   if (!std::isfinite(rtol) || rtol < 0)
     return "--rtol must be a finite number >= 0, got " + number(rtol);
   if (!std::isfinite(atolOpt) || atolOpt < 0)
@@ -262,11 +267,29 @@ std::string validateOptions() {
   if (transport == "nccl" && target != muon::Target::Cuda)
     return "--transport nccl needs --target cuda (the CPU target exchanges "
            "host tensors over MPI)";
+  // The runtime's other settings the ranks inherit, checked by the
+  // runtime's rules before anything is compiled: otherwise every rank
+  // stops at start-up, and a one-rank job with the runtime's exit status
+  // (2) instead of 1.
+  if (const char *env = std::getenv("MUON_RT_TIMEOUT_S");
+      env && !timeout.getNumOccurrences()) {
+    char *end = nullptr;
+    double v = std::strtod(env, &end);
+    if (end == env || *end || !(v > 0) || !std::isfinite(v))
+      return std::string("MUON_RT_TIMEOUT_S='") + env +
+             "' in the environment is not a positive, finite number of "
+             "seconds (--timeout sets it)";
+  }
+  if (const char *env = std::getenv("MUON_RT_MALLOC_REUSE");
+      env && *env && std::string(env) != "0" && std::string(env) != "1")
+    return std::string("MUON_RT_MALLOC_REUSE=") + env +
+           " in the environment is not 0 or 1";
   if (!traceFile.empty()) {
     llvm::StringRef dir = llvm::sys::path::parent_path(traceFile);
     if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
-      return "--trace: cannot write '" + traceFile + "': directory '" +
-             dir.str() + "' does not exist";
+      return "--trace: cannot write '" + traceFile + "': '" + dir.str() +
+             (llvm::sys::fs::exists(dir) ? "' is not a directory"
+                                         : "' does not exist");
     // Found before the run, not after its verdict (the file is written
     // last, from every rank's part).
     if (llvm::sys::fs::is_directory(traceFile))
