@@ -17,6 +17,7 @@
 
 #include "muon/InitAll.h"
 #include "muon/Support/LargeStack.h"
+#include "muon/Support/NumberOption.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -57,10 +58,10 @@ cl::opt<int64_t> steps("steps", cl::desc("Optimizer steps to run (default 3)"),
 cl::opt<uint64_t> seed("seed",
                        cl::desc("Seed of the data generator (default 1)"),
                        cl::init(1), cl::cat(category));
-cl::opt<double>
+cl::opt<muon::Number>
     rtol("rtol", cl::desc("Relative tolerance (numpy.allclose; default 1e-5)"),
          cl::init(1e-5), cl::cat(category));
-cl::opt<double>
+cl::opt<muon::Number>
     atolOpt("atol",
             cl::desc("Absolute tolerance (numpy.allclose; default 1e-5)"),
             cl::init(1e-5), cl::cat(category));
@@ -119,12 +120,12 @@ cl::opt<bool> placeDeallocations(
              "freed when the step returns, to compare the 'step buffers "
              "peak' line)"),
     cl::init(true), cl::cat(category));
-cl::opt<double> lrOpt(
-    "lr",
-    cl::desc("The learning rate of a step that reads lr as an operand "
-             "(lr(%v) on muon.step: an f64 entry argument)"),
-    cl::init(0), cl::cat(category));
-cl::opt<double> weightDecayOpt(
+cl::opt<muon::Number>
+    lrOpt("lr",
+          cl::desc("The learning rate of a step that reads lr as an operand "
+                   "(lr(%v) on muon.step: an f64 entry argument)"),
+          cl::init(0), cl::cat(category));
+cl::opt<muon::Number> weightDecayOpt(
     "weight-decay",
     cl::desc("The weight decay of a step that reads weight_decay as an "
              "operand"),
@@ -144,12 +145,13 @@ static std::string exactNumber(double v) {
   return text;
 }
 
-cl::opt<double> timeout("timeout",
-                        cl::desc("Seconds a collective may wait for its peers, "
-                                 "and a rank's host work before a step may "
-                                 "take, before the job is aborted (sets "
-                                 "MUON_RT_TIMEOUT_S; default 300)"),
-                        cl::init(0), cl::cat(category));
+cl::opt<muon::Number>
+    timeout("timeout",
+            cl::desc("Seconds a collective may wait for its peers, "
+                     "and a rank's host work before a step may "
+                     "take, before the job is aborted (sets "
+                     "MUON_RT_TIMEOUT_S; default 300)"),
+            cl::init(0), cl::cat(category));
 cl::opt<std::string>
     mpirun("mpirun", cl::desc("The MPI launcher (default: mpirun on the PATH)"),
            cl::init("mpirun"), cl::cat(category));

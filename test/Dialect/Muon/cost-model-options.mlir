@@ -41,6 +41,12 @@
 // RUN: muon-opt %s --muon-report="schedules=true intra-node-latency-us=-0" -o /dev/null | FileCheck %s --check-prefix=ZERO
 // PAST: error: muon-report: intra-node-gbps = 1.000001e+09 must be a bandwidth from 1e-09 to 1e+09 GB/s
 // ZERO: schedule estimates (8 ranks per node, 360 GB/s and 0 us in a node,
+// An empty figure (a script's unset variable) or text that is not a
+// number is refused by the option's parser, not read as 0.
+// RUN: not muon-opt %s --muon-report=intra-node-latency-us= -o /dev/null 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not muon-opt %s --pass-pipeline="builtin.module(muon-timeline{output=- ns-tflops=12x})" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TEXT
+// EMPTY: for the --intra-node-latency-us option: needs a number; the value is empty
+// TEXT: for the --ns-tflops option: '12x' is not a number
 
 dist.mesh @m [dp = 16]
 !a = !dist.tensor<256x256xf32, @m, [replicate]>

@@ -7,6 +7,7 @@
 #include "mlir/Pass/Pass.h"
 #include "muon/Dialect/Muon/IR/MuonDialect.h"
 #include "muon/Dialect/Muon/IR/MuonOps.h"
+#include "muon/Support/NumberOption.h"
 
 namespace muon {
 namespace optim {

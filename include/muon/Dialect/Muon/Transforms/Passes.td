@@ -10,17 +10,17 @@ include "mlir/Pass/PassBase.td"
 defvar CostModelOptionList = [
   Option<"ranksPerNode", "ranks-per-node", "int64_t", "8",
          "Cost model: ranks per node (ranks are numbered node by node)">,
-  Option<"intraNodeGBps", "intra-node-gbps", "double", "360",
+  Option<"intraNodeGBps", "intra-node-gbps", "::muon::Number", "360",
          "Cost model: bandwidth of a link in a node, GB/s (NVLink "
          "all-gather bus bandwidth on 8 x H100)">,
-  Option<"intraNodeLatencyUs", "intra-node-latency-us", "double", "3",
+  Option<"intraNodeLatencyUs", "intra-node-latency-us", "::muon::Number", "3",
          "Cost model: latency of a collective in a node, us">,
-  Option<"interNodeGBps", "inter-node-gbps", "double", "50",
+  Option<"interNodeGBps", "inter-node-gbps", "::muon::Number", "50",
          "Cost model: bandwidth per rank between nodes, GB/s (400 Gb/s "
          "InfiniBand per GPU)">,
-  Option<"interNodeLatencyUs", "inter-node-latency-us", "double", "10",
+  Option<"interNodeLatencyUs", "inter-node-latency-us", "::muon::Number", "10",
          "Cost model: latency of a collective between nodes, us">,
-  Option<"nsTflops", "ns-tflops", "double", "0",
+  Option<"nsTflops", "ns-tflops", "::muon::Number", "0",
          "Cost model: Newton-Schulz rate, TFLOP/s (0: 989 for ns_dtype = "
          "bf16, 67 for f32)">
 ];
