@@ -354,3 +354,15 @@ func.func @huge(%a: tensor<2147483648x2147483648x4xf32>) {
   %0 = shard.shard %a to %s : tensor<2147483648x2147483648x4xf32>
   return
 }
+
+// -----
+
+// MLIR's own verifier reads a split over several axes as (sum of sizes) + 1
+// offsets: with a size-1 axis the product's 4 + 1 are too few for it.
+shard.grid @g(shape = 1x4)
+func.func @size_one_axis_offsets(%a: tensor<10x4xf32>) {
+  // expected-error @below {{sharded dims offsets has wrong size.}}
+  %s = shard.sharding @g split_axes = [[0, 1]] sharded_dims_offsets = [0, 3, 6, 9, 10] : !shard.sharding
+  %0 = shard.shard %a to %s : tensor<10x4xf32>
+  return
+}

@@ -64,6 +64,20 @@ func.func @uneven(%a: tensor<10x6xf32>, %b: tensor<6x3xf32>,
 
 // -----
 
+// Over three axes of 2 the offsets are the product's 8 + 1, which MLIR's
+// shard.sharding verifier takes (it reads sum + 1 = 7 and allows more):
+// 10 rows, halves of 5, each 3 + 2, each of those split 2 + 1 or 1 + 1.
+// CHECK-LABEL: func.func @three_axes
+// CHECK-SAME: !dist.tensor<10x8xf32, @g3, [shard<0>, shard<0>, shard<0>]>
+shard.grid @g3(shape = 2x2x2)
+func.func @three_axes(%x: tensor<10x8xf32>) {
+  %s = shard.sharding @g3 split_axes = [[0, 1, 2]] sharded_dims_offsets = [0, 2, 3, 4, 5, 7, 8, 9, 10] : !shard.sharding
+  %0 = shard.shard %x to %s : tensor<10x8xf32>
+  return
+}
+
+// -----
+
 // An argument annotated only for its users takes that sharding. An
 // annotate_for_users annotation asking for another layout than the
 // value's becomes dist.redistribute; one asking for the same is nothing.
