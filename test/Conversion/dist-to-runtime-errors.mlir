@@ -252,6 +252,18 @@ func.func @huge_scatter(%x: tensor<1x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+// A collective that finds its members' lengths at run time keeps them in a
+// stack table of 8 bytes per member: at most 2^16 members (a static split
+// over the same communicator is a constant table: run-time-extents.mlir).
+dist.mesh @m [dp = 131072]
+func.func @run_time_extents(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'dist.all_gather' op finds its members' lengths at run time (no `sizes`, and the split length depends on the rank), in a table of 8 bytes per member on the stack; its communicator has 131072 ranks, at most 65536 are supported (give `sizes`, or make the length the same on every rank)}}
+  %g = dist.all_gather %x on @m axes [dp] dim 0 : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
+}
+
+// -----
+
 // The bound is on the communicator, not the mesh: a collective over a
 // small axis of a huge mesh is lowered.
 dist.mesh @m [dp = 2097152, tp = 2]

@@ -7,9 +7,10 @@
 // buffers pairwise. Generated step code has a simple structure -- buffers
 // are `memref.alloc`s or results of participation `scf.if`s whose branches
 // each allocate their own -- so this pass frees each one after its last use
-// in one walk over what is derived from it, and hands any function of
-// another structure to the upstream pipeline, which handles every
-// structure.
+// in one walk over what is derived from it, and hands a module with any
+// function of another structure to the upstream pipeline, which handles
+// every structure (the whole module: upstream's pass refuses input that
+// already frees buffers).
 //
 //===----------------------------------------------------------------------===//
 

@@ -57,16 +57,26 @@ LogicalResult CommunicatorTable::createFor(func::FuncOp fn, RuntimeCalls &rt) {
     }
     std::vector<int> indices = axisIndices(mesh, axes);
     auto key = std::make_pair(fn.getOperation(), keyOf(mesh, indices));
-    if (entries.count(key))
-      return WalkResult::advance();
-    Entry e;
-    SmallVector<int64_t> axisList(indices.begin(), indices.end());
-    for (int a : indices)
-      e.size *= mesh.getShape()[a];
-    e.handle = rt.callValue(b, loc, RuntimeFn::muon_rt_comm,
-                            {rt.i64Table(b, loc, mesh.getShape()),
-                             rt.i64Table(b, loc, axisList)});
-    entries[key] = e;
+    auto it = entries.find(key);
+    if (it == entries.end()) {
+      Entry e;
+      SmallVector<int64_t> axisList(indices.begin(), indices.end());
+      for (int a : indices)
+        e.size *= mesh.getShape()[a];
+      e.handle = rt.callValue(b, loc, RuntimeFn::muon_rt_comm,
+                              {rt.i64Table(b, loc, mesh.getShape()),
+                               rt.i64Table(b, loc, axisList)});
+      it = entries.emplace(key, e).first;
+    }
+    // A stack slot, not a heap buffer: target=cuda puts the step's heap
+    // buffers in device memory, where the host-side runtime cannot write
+    // the table. At the top of the function, so that a loop around the
+    // collective does not grow the stack on every iteration.
+    int64_t k = it->second.size;
+    if (findsExtentsAtRunTime(op) &&
+        !extentTables.count({fn.getOperation(), k}))
+      extentTables[{fn.getOperation(), k}] = memref::AllocaOp::create(
+          b, loc, MemRefType::get({k}, b.getI64Type()));
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -80,6 +90,51 @@ Value CommunicatorTable::lookup(Operation *op) const {
     return {};
   auto it = entries.find({fn.getOperation(), keyOf(mesh, axisIndices(mesh, axes))});
   return it == entries.end() ? Value() : it->second.handle;
+}
+
+Value CommunicatorTable::extentTable(Operation *op) const {
+  auto fn = op->getParentOfType<func::FuncOp>();
+  auto it = extentTables.find({fn.getOperation(), groupSize(op)});
+  return it == extentTables.end() ? Value() : it->second;
+}
+
+/// Whether a split of length `length` with `sizes` (or none) is found at
+/// run time: CollectiveLowering::extents.
+static bool runTimeExtents(int64_t length,
+                           std::optional<ArrayRef<int64_t>> sizes) {
+  return !sizes && ShapedType::isDynamic(length);
+}
+
+template <typename BatchOp>
+static bool batchFindsExtentsAtRunTime(BatchOp op, bool gathering) {
+  for (auto [i, dim] : llvm::enumerate(op.getDims())) {
+    if (dim < 0)
+      continue;
+    Value v = gathering ? op.getResults()[i] : op.getInputs()[i];
+    if (runTimeExtents(cast<ShapedType>(v.getType()).getDimSize(dim),
+                       std::nullopt))
+      return true;
+  }
+  return false;
+}
+
+bool muon::findsExtentsAtRunTime(Operation *op) {
+  auto dimOf = [](Value v, int64_t d) {
+    return cast<ShapedType>(v.getType()).getDimSize(d);
+  };
+  if (auto g = dyn_cast<AllGatherOp>(op))
+    return runTimeExtents(dimOf(g.getResult(), g.getGatherDim()), std::nullopt);
+  if (auto g = dyn_cast<GatherOp>(op))
+    return runTimeExtents(dimOf(g.getResult(), g.getGatherDim()), g.getSizes());
+  if (auto s = dyn_cast<ScatterOp>(op))
+    return runTimeExtents(dimOf(s.getInput(), s.getScatterDim()), s.getSizes());
+  if (auto s = dyn_cast<ReduceScatterOp>(op))
+    return runTimeExtents(dimOf(s.getInput(), s.getScatterDim()), s.getSizes());
+  if (auto g = dyn_cast<GatherBatchOp>(op))
+    return batchFindsExtentsAtRunTime(g, /*gathering=*/true);
+  if (auto s = dyn_cast<ScatterBatchOp>(op))
+    return batchFindsExtentsAtRunTime(s, /*gathering=*/false);
+  return false;
 }
 
 int64_t CommunicatorTable::groupSize(Operation *op) const {
@@ -172,12 +227,8 @@ public:
       return e;
     }
     Value comm = comms.lookup(op);
-    // On the heap: the runtime copies the table during the call, and the
-    // deallocation passes free it after its last use. A stack slot would
-    // put k * 8 bytes on the stack per collective (8 MiB for 2^20
-    // members) and grow it on every iteration of a loop around one.
-    Value buf =
-        memref::AllocOp::create(b, loc, MemRefType::get({k}, b.getI64Type()));
+    Value buf = comms.extentTable(op);
+    assert(buf && "CommunicatorTable::createFor makes every run-time table");
     e.table = memref::CastOp::create(
         b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI64Type()), buf);
     Value total;
@@ -417,11 +468,13 @@ int64_t itemDim(GatherBatchOp op, size_t i) { return op.getDims()[i]; }
 int64_t itemDim(ScatterBatchOp op, size_t i) { return op.getDims()[i]; }
 int64_t itemDim(BroadcastBatchOp, size_t) { return -1; }
 
-/// dist.gather_batch / dist.scatter_batch / dist.broadcast_batch: every
-/// item's extents and result buffer as for the single op, then one batch of
-/// runtime items ended by one exchange (muon_rt_batch_begin,
-/// muon_rt_batch_item per item, muon_rt_batch_end). `Kind` is the
-/// runtime's MUON_RT_BATCH_*.
+/// dist.gather_batch / dist.scatter_batch / dist.broadcast_batch: one batch
+/// of runtime items ended by one exchange (muon_rt_batch_begin,
+/// muon_rt_batch_item per item, muon_rt_batch_end). Each item's extents and
+/// result buffer are made as for the single op just before its
+/// muon_rt_batch_item, which copies the extents: items of one size share
+/// the function's run-time extent table. `Kind` is the runtime's
+/// MUON_RT_BATCH_*.
 template <typename BatchOp, int64_t Kind>
 struct BatchToRuntime : DistPattern<BatchOp> {
   static constexpr bool Gathering = Kind == MUON_RT_BATCH_GATHER;
@@ -432,55 +485,44 @@ struct BatchToRuntime : DistPattern<BatchOp> {
     const CollectiveLowering &l = this->lowering;
     Location loc = op.getLoc();
     Value comm = l.comms.lookup(op);
-    struct Item {
-      Value in, out, buf, table;
-      RankedTensorType outT;
-      int64_t dim, root;
-    };
-    SmallVector<Item> items;
-    for (auto [i, input] : llvm::enumerate(adaptor.getInputs())) {
-      Item it;
-      it.in = input;
-      it.outT = cast<RankedTensorType>(op.getResults()[i].getType());
-      it.dim = itemDim(op, i);
-      it.root = op.getRoots()[i];
-      auto inT = cast<RankedTensorType>(input.getType());
-      // A scatter's or broadcast's operand is meaningful on its root only.
-      std::optional<int64_t> root =
-          Gathering ? std::nullopt : std::optional<int64_t>(it.root);
-      CollectiveLowering::Extents ext;
-      if (it.dim >= 0) {
-        int64_t length = Gathering ? it.outT.getDimSize(it.dim)
-                                   : inT.getDimSize(it.dim);
-        ext = l.extents(rewriter, loc, op, input, it.dim, Gathering, length,
-                        std::nullopt, std::nullopt, root);
-      } else {
-        ext.table = l.rt.i64Table(rewriter, loc, {}); // whole tensors
-      }
-      it.table = ext.table;
-      std::tie(it.buf, it.out) = RuntimeCalls::allocate(
-          rewriter, loc, it.outT,
-          l.resultSizes(rewriter, loc, it.outT, input, it.dim, ext, comm,
-                        Gathering, root));
-      items.push_back(it);
-    }
     Value batch =
         l.rt.callValue(rewriter, loc, RuntimeFn::muon_rt_batch_begin,
                        {comm, RuntimeCalls::i64(rewriter, loc, Kind)});
-    for (const Item &it : items)
+    SmallVector<std::pair<Value, RankedTensorType>> buffers;
+    for (auto [i, input] : llvm::enumerate(adaptor.getInputs())) {
+      auto outT = cast<RankedTensorType>(op.getResults()[i].getType());
+      int64_t dim = itemDim(op, i);
+      int64_t root = op.getRoots()[i];
+      auto inT = cast<RankedTensorType>(input.getType());
+      // A scatter's or broadcast's operand is meaningful on its root only.
+      std::optional<int64_t> rootOfOperand =
+          Gathering ? std::nullopt : std::optional<int64_t>(root);
+      CollectiveLowering::Extents ext;
+      if (dim >= 0) {
+        int64_t length = Gathering ? outT.getDimSize(dim) : inT.getDimSize(dim);
+        ext = l.extents(rewriter, loc, op, input, dim, Gathering, length,
+                        std::nullopt, std::nullopt, rootOfOperand);
+      } else {
+        ext.table = l.rt.i64Table(rewriter, loc, {}); // whole tensors
+      }
+      auto [buf, out] = RuntimeCalls::allocate(
+          rewriter, loc, outT,
+          l.resultSizes(rewriter, loc, outT, input, dim, ext, comm, Gathering,
+                        rootOfOperand));
       l.rt.call(rewriter, loc, RuntimeFn::muon_rt_batch_item,
-                {batch, RuntimeCalls::unrankedBufferOf(rewriter, loc, it.in),
-                 it.out,
-                 RuntimeCalls::i64(rewriter, loc, std::max<int64_t>(0, it.dim)),
-                 RuntimeCalls::i64(rewriter, loc, it.root), it.table});
+                {batch, RuntimeCalls::unrankedBufferOf(rewriter, loc, input),
+                 out,
+                 RuntimeCalls::i64(rewriter, loc, std::max<int64_t>(0, dim)),
+                 RuntimeCalls::i64(rewriter, loc, root), ext.table});
+      buffers.push_back({buf, outT});
+    }
     // Asynchronous with a token: the token becomes the request handle.
     Value request = l.rt.callValue(
         rewriter, loc, RuntimeFn::muon_rt_batch_end,
         {batch, RuntimeCalls::i64(rewriter, loc, op.getToken() ? 1 : 0)});
     SmallVector<Value> results;
-    for (const Item &it : items)
-      results.push_back(
-          RuntimeCalls::tensorOf(rewriter, loc, it.buf, it.outT));
+    for (auto [buf, outT] : buffers)
+      results.push_back(RuntimeCalls::tensorOf(rewriter, loc, buf, outT));
     if (op.getToken())
       results.push_back(request);
     rewriter.replaceOp(op, results);

@@ -227,12 +227,24 @@ LogicalResult checkEnumerable(func::FuncOp f,
         return failure();
   WalkResult r = f.walk([&](CollectiveOpInterface op) {
     int64_t k = comms.groupSize(op);
-    if (k <= kMaxEnumeratedRanks)
-      return WalkResult::advance();
-    op->emitOpError("convert-dist-to-runtime builds tables with an entry "
-                    "per member of this collective's communicator, which has ")
-        << k << " ranks; at most " << kMaxEnumeratedRanks << " are supported";
-    return WalkResult::interrupt();
+    if (k > kMaxEnumeratedRanks) {
+      op->emitOpError("convert-dist-to-runtime builds tables with an entry "
+                      "per member of this collective's communicator, which "
+                      "has ")
+          << k << " ranks; at most " << kMaxEnumeratedRanks << " are supported";
+      return WalkResult::interrupt();
+    }
+    if (k > muon::kMaxRunTimeExtentMembers && muon::findsExtentsAtRunTime(op)) {
+      op->emitOpError("finds its members' lengths at run time (no `sizes`, "
+                      "and the split length depends on the rank), in a "
+                      "table of 8 bytes per member on the stack; its "
+                      "communicator has ")
+          << k << " ranks, at most " << muon::kMaxRunTimeExtentMembers
+          << " are supported (give `sizes`, or make the length the same on "
+             "every rank)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
 }

@@ -56,6 +56,13 @@ public:
   mlir::Value lookup(mlir::Operation *op) const;
   /// The number of members of `op`'s communicator.
   int64_t groupSize(mlir::Operation *op) const;
+  /// The memref<k x i64> that `op` (findsExtentsAtRunTime) fills with its
+  /// k members' lengths: a stack slot that createFor made at the top of the
+  /// function, one per communicator size, shared by the function's
+  /// collectives (each fills it, reads it and hands it to its runtime call,
+  /// which copies it, before the next one fills it). Null when createFor
+  /// made none.
+  mlir::Value extentTable(mlir::Operation *op) const;
 
 private:
   struct Entry {
@@ -63,7 +70,19 @@ private:
     int64_t size = 1;
   };
   std::map<std::pair<mlir::Operation *, std::string>, Entry> entries;
+  /// (function, members) -> its extent table.
+  std::map<std::pair<mlir::Operation *, int64_t>, mlir::Value> extentTables;
 };
+
+/// Members a collective that finds its extents at run time may have: its
+/// table is on the stack, 8 bytes per member (512 KiB here).
+constexpr int64_t kMaxRunTimeExtentMembers = int64_t(1) << 16;
+
+/// Whether collective `op` finds its members' lengths along a split dim at
+/// run time, for itself or one of its batch items: the op gives no `sizes`
+/// and the split length depends on the rank (a storage split of an uneven
+/// shard). Elsewhere they are a constant table.
+bool findsExtentsAtRunTime(mlir::Operation *op);
 
 /// Collectives (all_gather, gather, scatter, reduce_scatter, all_reduce,
 /// broadcast, all_to_all) and rank queries (dist.rank, dist.coord) on local
