@@ -73,6 +73,10 @@ MuonExecutable muonExecutableCreate(MlirModule lowered, MlirStringRef entry,
                                     MuonExecutableOptions options,
                                     MlirStringCallback errorCallback,
                                     void *userData) {
+  if (mlirModuleIsNull(lowered)) {
+    report(errorCallback, userData, "the module is null");
+    return {nullptr};
+  }
   std::string name = unwrap(entry).str();
   if (options.optLevel < 0 || options.optLevel > 3) {
     report(errorCallback, userData,
@@ -259,6 +263,11 @@ MlirLogicalResult muonExecutableInvoke(MuonExecutable e, intptr_t numArguments,
                  " (an f64 hyper-parameter) must be a number in [0, 2^60], "
                  "got " +
                  std::to_string(a.scalar));
+      return mlirLogicalResultFailure();
+    }
+    if (!a.isScalar && a.rank < 0) {
+      report(errorCallback, userData,
+             name() + " has " + std::to_string(a.rank) + " dims");
       return mlirLogicalResultFailure();
     }
     // The compiled code reads a descriptor with the dims it was compiled

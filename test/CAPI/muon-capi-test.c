@@ -424,6 +424,19 @@ static int nullHandles(MlirContext context) {
   } else if (status == 0) {
     printf("libraries: %s\n", error.text);
   }
+  /* A null module (a failed parse) is refused, not read. */
+  error.length = 0;
+  error.text[0] = '\0';
+  if (status == 0 &&
+      muonExecutableCreate(
+          (MlirModule){NULL}, mlirStringRefCreateFromCString("step"),
+          muonExecutableOptionsDefault(), collectMessage, &error)
+              .ptr != NULL) {
+    fprintf(stderr, "a null module was accepted\n");
+    status = 1;
+  } else if (status == 0) {
+    printf("null module: %s\n", error.text);
+  }
   mlirModuleDestroy(module);
   return status;
 }
