@@ -80,6 +80,12 @@ dist.flat_group @g on @m[tp] numel [4]
 
 // -----
 
+dist.mesh @m [dp = 2, tp = 2]
+// expected-error @+1 {{a flat group lives on one mesh axis; for storage over several axes use a dim or block split, or a mesh whose one axis spans those ranks}}
+dist.flat_group @g on @m[dp, tp] numel [4]
+
+// -----
+
 dist.mesh @m [dp = 4]
 // expected-error @+1 {{flat group over mesh axis 'dp' has 3 weights but the axis has 4 ranks}}
 dist.flat_group @g on @m[dp] numel [4] weights [1, 2, 1]

@@ -26,6 +26,25 @@ static void printAxisName(OpAsmPrinter &printer, Operation *, StringAttr axis) {
   printer.printKeywordOrString(axis.getValue());
 }
 
+/// A flat group's one axis. A list is refused by name: the buffer is split
+/// by elements over one axis (docs/dist-dialect.md).
+static ParseResult parseFlatGroupAxis(OpAsmParser &parser, StringAttr &axis) {
+  if (parseAxisName(parser, axis))
+    return failure();
+  SMLoc comma = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.emitError(comma,
+                            "a flat group lives on one mesh axis; for storage "
+                            "over several axes use a dim or block split, or a "
+                            "mesh whose one axis spans those ranks");
+  return success();
+}
+
+static void printFlatGroupAxis(OpAsmPrinter &printer, Operation *op,
+                               StringAttr axis) {
+  printAxisName(printer, op, axis);
+}
+
 /// `[` axis (`,` axis)* `]`
 static ParseResult parseAxisList(OpAsmParser &parser, ArrayAttr &axes) {
   SmallVector<Attribute> names;

@@ -56,7 +56,7 @@ def Dist_FlatGroupOp : Dist_Op<"flat_group",
                        StrAttr:$axis, DenseI64ArrayAttr:$numel,
                        OptionalAttr<DenseI64ArrayAttr>:$weights);
   let assemblyFormat = [{
-    $sym_name `on` $mesh `[` custom<AxisName>($axis) `]` `numel` $numel
+    $sym_name `on` $mesh `[` custom<FlatGroupAxis>($axis) `]` `numel` $numel
     (`weights` $weights^)? attr-dict
   }];
   let hasVerifier = 1;
