@@ -6,6 +6,15 @@
 // filling the table for it.
 
 // RUN: muon-opt %s --split-input-file --convert-dist-to-runtime | FileCheck %s
+// A step with such collectives keeps muon-place-deallocations' frees (no
+// upstream dealloc_helper: the table is nothing to track).
+// RUN: muon-opt %S/Inputs/expert-run-time-extents.mlir --muon-assign-owners --muon-to-llvm --mlir-print-ir-after=muon-place-deallocations -o /dev/null 2>&1 | FileCheck %s --check-prefix=FREES
+// FREES: IR Dump After MuonPlaceDeallocations
+// FREES-NOT: dealloc_helper
+// FREES: call @muon_rt_member_dims(
+// FREES-NOT: dealloc_helper
+// FREES: memref.dealloc
+// FREES-NOT: dealloc_helper
 
 dist.mesh @m [dp = 2, tp = 2]
 
