@@ -99,7 +99,8 @@ Value CommunicatorTable::extentTable(Operation *op) const {
 }
 
 /// Whether a split of length `length` with `sizes` (or none) is found at
-/// run time: CollectiveLowering::extents.
+/// run time (the one test CollectiveLowering::extents and
+/// findsExtentsAtRunTime share).
 static bool runTimeExtents(int64_t length,
                            std::optional<ArrayRef<int64_t>> sizes) {
   return !sizes && ShapedType::isDynamic(length);
@@ -216,7 +217,7 @@ public:
     if (weights)
       w.assign(weights->begin(), weights->end());
     Extents e;
-    if (sizes || !ShapedType::isDynamic(length)) {
+    if (!runTimeExtents(length, sizes)) {
       if (sizes)
         e.values.assign(sizes->begin(), sizes->end());
       else {
