@@ -119,7 +119,8 @@ CompiledEntry::fromObjects(const ObjectList &objects,
 std::unique_ptr<CompiledEntry>
 CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
                       std::string &error, const std::string &objectFile,
-                      const std::vector<std::string> &extraLibraries) {
+                      const std::vector<std::string> &extraLibraries,
+                      const std::string &objectKey) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto objects = compileToObjects(module, entry, optLevel);
@@ -131,7 +132,7 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
     std::error_code ec;
     llvm::raw_fd_ostream os(objectFile, ec);
     if (!ec)
-      os << packObjects(*objects);
+      os << packObjects(*objects, objectKey);
     if (ec || os.has_error()) {
       os.clear_error();
       error = "could not write the compiled step to " + objectFile;
@@ -151,7 +152,7 @@ CompiledEntry::create(ModuleOp module, const std::string &entry, int optLevel,
 
 std::unique_ptr<CompiledEntry>
 CompiledEntry::load(const std::string &objectFile, const std::string &entry,
-                    std::string &error) {
+                    std::string &error, const std::string &objectKey) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto buffer = llvm::MemoryBuffer::getFile(objectFile);
@@ -160,27 +161,35 @@ CompiledEntry::load(const std::string &objectFile, const std::string &entry,
             buffer.getError().message();
     return nullptr;
   }
-  auto objects = unpackObjects((*buffer)->getMemBufferRef());
+  std::string key;
+  auto objects = unpackObjects((*buffer)->getMemBufferRef(), &key);
   std::unique_ptr<CompiledEntry> compiled;
-  if (objects)
-    compiled = fromObjects(*objects, extraLibrariesFromEnvironment(), entry,
-                           error);
-  else
+  if (!objects)
     error = llvm::toString(objects.takeError());
+  else if (!objectKey.empty() && key != objectKey)
+    error = "it holds the code of another step (key '" + key + "', expected '" +
+            objectKey + "')";
+  else
+    compiled =
+        fromObjects(*objects, extraLibrariesFromEnvironment(), entry, error);
   if (!compiled)
     error = "loading the compiled step " + objectFile + ": " + error;
   return compiled;
 }
 
-bool CompiledEntry::isReadable(const std::string &objectFile) {
+bool CompiledEntry::isReadable(const std::string &objectFile,
+                               const std::string &objectKey) {
   auto buffer = llvm::MemoryBuffer::getFile(objectFile);
   if (!buffer || (*buffer)->getBufferSize() == 0)
     return false;
-  auto objects = unpackObjects((*buffer)->getMemBufferRef());
+  std::string key;
+  auto objects = unpackObjects((*buffer)->getMemBufferRef(), &key);
   if (!objects) {
     llvm::consumeError(objects.takeError());
     return false;
   }
+  if (!objectKey.empty() && key != objectKey)
+    return false;
   for (const auto &object : *objects) {
     auto parsed =
         llvm::object::ObjectFile::createObjectFile(object->getMemBufferRef());

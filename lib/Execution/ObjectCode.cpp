@@ -146,8 +146,10 @@ std::unique_ptr<llvm::Module> takeKernels(llvm::Module &module) {
   return kernels;
 }
 
-/// The format's tag; version 2 gives each object a checksum.
-constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', '2'};
+/// The format's tag: version 2 gives each object a checksum, version 3 the
+/// file the key of the step it holds.
+constexpr char kMagic[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', '3'};
+constexpr char kMagicV2[8] = {'M', 'U', 'O', 'N', 'O', 'B', 'J', '2'};
 
 /// The module's static constructors (target=cuda: the load of the kernels'
 /// image, which MLIR's translation of gpu.binary emits as one) called in
@@ -276,8 +278,11 @@ llvm::Expected<ObjectList> muon::exec::compileToObjects(mlir::ModuleOp module,
   return objects;
 }
 
-std::string muon::exec::packObjects(const ObjectList &objects) {
+std::string muon::exec::packObjects(const ObjectList &objects,
+                                    llvm::StringRef key) {
   std::string out(kMagic, sizeof(kMagic));
+  putWord(out, key.size());
+  out.append(key.data(), key.size());
   putWord(out, objects.size());
   for (const auto &object : objects) {
     putWord(out, object->getBufferSize());
@@ -287,10 +292,15 @@ std::string muon::exec::packObjects(const ObjectList &objects) {
   return out;
 }
 
-llvm::Expected<ObjectList> muon::exec::unpackObjects(llvm::MemoryBufferRef file) {
+llvm::Expected<ObjectList> muon::exec::unpackObjects(llvm::MemoryBufferRef file,
+                                                     std::string *key) {
   llvm::StringRef bytes = file.getBuffer();
   ObjectList objects;
-  if (!bytes.starts_with(llvm::StringRef(kMagic, sizeof(kMagic)))) {
+  if (key)
+    key->clear();
+  bool keyed = bytes.starts_with(llvm::StringRef(kMagic, sizeof(kMagic)));
+  if (!keyed &&
+      !bytes.starts_with(llvm::StringRef(kMagicV2, sizeof(kMagicV2)))) {
     objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
         bytes, file.getBufferIdentifier()));
     return objects;
@@ -303,6 +313,14 @@ llvm::Expected<ObjectList> muon::exec::unpackObjects(llvm::MemoryBufferRef file)
     bytes = bytes.drop_front(8);
     return true;
   };
+  if (keyed) {
+    uint64_t length = 0;
+    if (!word(length) || length > bytes.size())
+      return llvm::createStringError("truncated object file");
+    if (key)
+      *key = bytes.take_front(length).str();
+    bytes = bytes.drop_front(length);
+  }
   uint64_t count = 0;
   if (!word(count))
     return llvm::createStringError("truncated object file");

@@ -39,14 +39,17 @@ llvm::Expected<ObjectList> compileToObjects(mlir::ModuleOp module,
                                             const std::string &entry,
                                             int optLevel);
 
-/// The objects as the bytes of one file: a tag, the count, then each
-/// object's size, checksum (xxh3) and bytes.
-std::string packObjects(const ObjectList &objects);
+/// The objects as the bytes of one file: a tag, the length and bytes of
+/// `key` (what the file holds the code of; muon-run's cache key, or
+/// empty), the count, then each object's size, checksum (xxh3) and bytes.
+std::string packObjects(const ObjectList &objects, llvm::StringRef key);
 
 /// The objects of a file packObjects wrote, each checked against its
-/// checksum; a plain object file (what earlier versions wrote) is one
-/// object.
-llvm::Expected<ObjectList> unpackObjects(llvm::MemoryBufferRef file);
+/// checksum, and its key in `*key` when given (empty for a file of an
+/// earlier version, which had none); a plain object file (what the first
+/// version wrote) is one object.
+llvm::Expected<ObjectList> unpackObjects(llvm::MemoryBufferRef file,
+                                         std::string *key = nullptr);
 
 } // namespace exec
 } // namespace muon

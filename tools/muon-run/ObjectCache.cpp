@@ -25,7 +25,7 @@ namespace {
 
 /// Bump when what an object depends on changes without changing the
 /// lowered module's text (the way muon-run compiles or calls it).
-constexpr const char *kFormat = "muon-run-object-v4";
+constexpr const char *kFormat = "muon-run-object-v5";
 
 std::string cacheDirectory() {
   std::string dir;
@@ -65,10 +65,13 @@ std::string muon::run::objectKey(mlir::ModuleOp lowered, int optLevel) {
     os << ' ' << f;
   os << '\n';
   lowered.print(os);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(
-                    llvm::xxh3_64bits(llvm::StringRef(key))));
+  // 128 bits: two steps whose keys collide would load each other's code.
+  llvm::XXH128_hash_t digest = llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(key.data()), key.size()));
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx",
+                static_cast<unsigned long long>(digest.high64),
+                static_cast<unsigned long long>(digest.low64));
   return hex;
 }
 
@@ -79,8 +82,9 @@ std::string muon::run::cachedObjectPath(const std::string &key) {
   return dir + "/" + key + ".o";
 }
 
-bool muon::run::isReadableObject(const std::string &path) {
-  return muon::exec::CompiledEntry::isReadable(path);
+bool muon::run::isReadableObject(const std::string &path,
+                                 const std::string &key) {
+  return muon::exec::CompiledEntry::isReadable(path, key);
 }
 
 bool muon::run::storeInCache(const std::string &objectFile,

@@ -21,17 +21,18 @@ namespace muon {
 namespace run {
 
 /// The key of the object `lowered` compiles to at `optLevel` on this
-/// machine (16 hex digits). Ranks compare it with the launcher's before
-/// loading the launcher's object.
+/// machine (32 hex digits: a 128-bit digest). The object file holds it too
+/// (a renamed entry, another step's code, is not loaded), and ranks compare
+/// it with the launcher's before loading the launcher's object.
 std::string objectKey(mlir::ModuleOp lowered, int optLevel);
 
 /// The cache file for `key` (an absolute path), or "" when the cache is off
 /// or its directory cannot be created. The file may not exist yet.
 std::string cachedObjectPath(const std::string &key);
 
-/// Whether `path` holds an object file LLVM can read (a truncated or foreign
-/// cache entry is not used).
-bool isReadableObject(const std::string &path);
+/// Whether `path` holds an object file LLVM can read, compiled under `key`
+/// (a truncated or foreign cache entry, or another step's, is not used).
+bool isReadableObject(const std::string &path, const std::string &key);
 
 /// Copies `objectFile` into the cache as `cachePath`: written and synced
 /// under a private name, then renamed (a concurrent launcher sees the whole

@@ -287,7 +287,7 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   }
   std::unique_ptr<CompiledEntry> entry =
       object && *object
-          ? CompiledEntry::load(object, spec->entry, error)
+          ? CompiledEntry::load(object, spec->entry, error, key)
           : CompiledEntry::create(*module, spec->entry, o.optLevel, error);
   if (!entry) {
     // Loading can fail on some ranks only (a file another node cannot see):

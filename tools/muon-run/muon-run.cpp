@@ -340,14 +340,14 @@ int64_t checkInput(const Options &o, const std::string &scratch,
   int64_t ranks = spec->mesh.numRanks();
   object.key = objectKey(*module, o.optLevel);
   std::string cachePath = cachedObjectPath(object.key);
-  if (!cachePath.empty() && isReadableObject(cachePath)) {
+  if (!cachePath.empty() && isReadableObject(cachePath, object.key)) {
     object.path = cachePath;
     object.cached = true;
   } else {
     // A missing or unreadable entry is compiled (again) and replaced.
     std::string error;
-    if (!CompiledEntry::create(*module, spec->entry, o.optLevel, error,
-                               scratch)) {
+    if (!CompiledEntry::create(*module, spec->entry, o.optLevel, error, scratch,
+                               {}, object.key)) {
       std::fprintf(stderr, "muon-run: error: %s\n", error.c_str());
       return -1;
     }

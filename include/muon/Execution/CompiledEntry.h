@@ -38,22 +38,29 @@ public:
   /// code generation happens now, not on the first call. Returns null and
   /// sets `error` on failure.
   /// When `objectFile` is not empty, the compiled code (packed wrappers
-  /// included) is also written there for CompiledEntry::load.
+  /// included) is also written there for CompiledEntry::load, with
+  /// `objectKey` (what names this step's code, e.g. a cache key) inside.
   static std::unique_ptr<CompiledEntry>
   create(mlir::ModuleOp module, const std::string &entry, int optLevel,
          std::string &error, const std::string &objectFile = "",
-         const std::vector<std::string> &extraLibraries = {});
+         const std::vector<std::string> &extraLibraries = {},
+         const std::string &objectKey = "");
 
   /// Loads an object file written by create() and looks the entry up. The
-  /// runtime's symbols (memrefCopy included) come from this process.
-  /// Returns null and sets `error` on failure.
+  /// runtime's symbols (memrefCopy included) come from this process. When
+  /// `objectKey` is not empty, a file that holds another key (another
+  /// step's code under this one's name) is refused. Returns null and sets
+  /// `error` on failure.
   static std::unique_ptr<CompiledEntry> load(const std::string &objectFile,
                                              const std::string &entry,
-                                             std::string &error);
+                                             std::string &error,
+                                             const std::string &objectKey = "");
 
   /// Whether `objectFile` holds compiled code create() could have written
-  /// (every object in it parses); a damaged or foreign file does not.
-  static bool isReadable(const std::string &objectFile);
+  /// (every object in it parses); a damaged or foreign file does not, nor,
+  /// when `objectKey` is not empty, one that holds another key.
+  static bool isReadable(const std::string &objectFile,
+                         const std::string &objectKey = "");
 
   /// Calls the entry: one contiguous row-major f32 buffer per argument,
   /// then one per result (out-buffers of the caller's shape). Argument a is
