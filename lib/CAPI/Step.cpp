@@ -112,7 +112,7 @@ static MlirLogicalResult reportSteps(MlirOperation moduleOp,
   if (walked.wasInterrupted())
     return mlirLogicalResultFailure();
   if (json)
-    os << llvm::json::Value(std::move(reports));
+    optim::printStepReportsJson(std::move(reports), os);
   if (!text.empty() && callback)
     callback(wrap(llvm::StringRef(text)), userData);
   return mlirLogicalResultSuccess();

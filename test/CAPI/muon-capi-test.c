@@ -212,7 +212,7 @@ static int reportWithOptions(MlirContext context) {
     printf("json: %s, %s\n",
            strstr(json.data, "\"schedule_estimates\"") ? "estimates"
                                                         : "no estimates",
-           strstr(json.data, "\"ns_stack_bytes\":4096") ? "stack bound 4096"
+           strstr(json.data, "\"ns_stack_bytes\": 4096") ? "stack bound 4096"
                                                          : "no stack bound");
   }
   options.nsStackBytes = -1;

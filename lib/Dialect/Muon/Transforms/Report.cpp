@@ -11,7 +11,6 @@
 #include "muon/Dialect/Muon/Transforms/StepReport.h"
 
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -83,9 +82,7 @@ struct MuonReportPass : public ::muon::optim::impl::MuonReportBase<MuonReportPas
     if (result.wasInterrupted())
       return signalPassFailure();
     if (format == "json")
-      file->os() << llvm::formatv("{0:2}",
-                                  llvm::json::Value(std::move(reports)))
-                 << "\n";
+      printStepReportsJson(std::move(reports), file->os());
     file->keep();
   }
 };

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
@@ -436,4 +437,9 @@ llvm::json::Value muon::optim::stepReportJson(const StepReport &report) {
     out["owner_path_bound_us"] = report.pathBoundSeconds * 1e6;
   }
   return out;
+}
+
+void muon::optim::printStepReportsJson(llvm::json::Array reports,
+                                       llvm::raw_ostream &os) {
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))) << "\n";
 }

@@ -105,6 +105,9 @@ StepReport buildStepReport(StepOp step, const StepFacts &facts,
 /// muon-report's text, and the same report as JSON (docs/muon-dialect.md).
 void printStepReport(const StepReport &report, llvm::raw_ostream &os);
 llvm::json::Value stepReportJson(const StepReport &report);
+/// Reports (one stepReportJson per step) as muon-report{format=json} and
+/// the C API print them: one array, indented by two, then a newline.
+void printStepReportsJson(llvm::json::Array reports, llvm::raw_ostream &os);
 
 } // namespace optim
 } // namespace muon
