@@ -1,8 +1,9 @@
 // muon-place-deallocations frees every heap buffer right after its last
 // use: the last use of anything derived from it (views, the request a
 // non-blocking call returns, the batch it was registered in, the results of
-// the scf.if that yields it). Modules of another structure go whole to
-// MLIR's ownership-based pipeline.
+// the scf.if that yields it). Functions of another structure go to MLIR's
+// ownership-based pipeline (with the whole module where one is in a nested
+// module).
 
 // RUN: muon-opt %s --split-input-file --muon-place-deallocations | FileCheck %s
 
@@ -182,16 +183,17 @@ func.func @unused_and_loop(%n: index, %v: f32) {
 func.func private @use(memref<4xf32>)
 func.func private @other()
 
-// A buffer that leaves its function: the whole module goes to the
-// ownership-based pipeline, which keeps the returned buffer alive and frees
-// the other function's buffer at the end of its block, not after its use.
+// A buffer that leaves its function: that function goes to the
+// ownership-based pipeline, which keeps the returned buffer alive; the
+// other function keeps its placement, right after the buffer's last use
+// (before, the whole module went, and it was freed at the end of its block).
 // CHECK-LABEL: func.func @escapes
 // CHECK-NOT:  memref.dealloc
 // CHECK:      return
 // CHECK-LABEL: func.func @fits
 // CHECK:      call @use
-// CHECK-NEXT: call @other
 // CHECK-NEXT: memref.dealloc
+// CHECK-NEXT: call @other
 // CHECK-NEXT: return
 func.func @escapes() -> memref<4xf32> {
   %a = memref.alloc() : memref<4xf32>
@@ -202,4 +204,72 @@ func.func @fits() {
   call @use(%a) : (memref<4xf32>) -> ()
   call @other() : () -> ()
   return
+}
+
+// -----
+
+func.func private @use(memref<4xf32>)
+
+// Beside a function the pipeline takes, one that returns a buffer goes
+// there too, even where this pass could place its frees: the pipeline's
+// callers own what a call returns, so @view must return a buffer of its
+// own (a clone), not its argument, which @caller frees as well.
+// CHECK-LABEL: func.func @view(
+// CHECK-SAME:    %[[A:.*]]: memref<4xf32>)
+// CHECK-NEXT:  %[[C:.*]] = bufferization.clone %[[A]]
+// CHECK-NEXT:  return %[[C]]
+// CHECK-LABEL: func.func @caller
+// CHECK:       call @view
+// CHECK:       scf.for
+// CHECK:       call @dealloc_helper
+// CHECK-LABEL: func.func @taken
+// CHECK:       call @use
+// CHECK-NEXT:  call @use
+// CHECK-NEXT:  memref.dealloc
+// CHECK-NEXT:  return
+func.func @view(%a: memref<4xf32>) -> memref<4xf32> {
+  return %a : memref<4xf32>
+}
+func.func @caller(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<4xf32>
+  %v = call @view(%a) : (memref<4xf32>) -> memref<4xf32>
+  call @use(%v) : (memref<4xf32>) -> ()
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%t = %a) -> memref<4xf32> {
+    %b = memref.alloc() : memref<4xf32>
+    memref.copy %t, %b : memref<4xf32> to memref<4xf32>
+    scf.yield %b : memref<4xf32>
+  }
+  call @use(%r) : (memref<4xf32>) -> ()
+  return
+}
+func.func @taken() {
+  %a = memref.alloc() : memref<4xf32>
+  call @use(%a) : (memref<4xf32>) -> ()
+  call @use(%a) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Functions of a nested module: the whole module goes to the pipeline
+// (which frees @outer's buffer at the end of its block).
+// CHECK-LABEL: func.func @outer
+// CHECK:       call @use
+// CHECK-NEXT:  call @other
+// CHECK-NEXT:  memref.dealloc
+// CHECK-NEXT:  return
+func.func private @use(memref<4xf32>)
+func.func private @other()
+func.func @outer() {
+  %a = memref.alloc() : memref<4xf32>
+  call @use(%a) : (memref<4xf32>) -> ()
+  call @other() : () -> ()
+  return
+}
+module @inner {
+  func.func @f() {
+    return
+  }
 }

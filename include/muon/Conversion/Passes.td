@@ -177,11 +177,15 @@ def MuonPlaceDeallocations
     end returns. The `memref.dealloc` goes after the op, in the buffer's
     block, that contains the last use.
 
-    A module with anything else in one of its functions -- an allocation
-    other than `memref.alloc`, a buffer that leaves its block (returned, or
-    yielded out of a loop), deallocations already present -- is handed
-    whole to MLIR's `buffer-deallocation-pipeline`, which handles any
-    structure.
+    A function with anything else -- an allocation other than
+    `memref.alloc`, a buffer that leaves its block (returned, or yielded
+    out of a loop), deallocations already present -- goes to MLIR's
+    `buffer-deallocation-pipeline`, which handles any structure; the other
+    functions' bodies are set aside while it runs and keep this pass's
+    frees. Beside such a function, a function that returns a buffer goes
+    there too (the pipeline's callers own what a call returns, and a
+    function this pass takes may return a view of its argument). A module
+    with functions inside a nested module goes to the pipeline whole.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect"];

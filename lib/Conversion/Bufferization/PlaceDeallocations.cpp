@@ -7,10 +7,10 @@
 // buffers pairwise. Generated step code has a simple structure -- buffers
 // are `memref.alloc`s or results of participation `scf.if`s whose branches
 // each allocate their own -- so this pass frees each one after its last use
-// in one walk over what is derived from it, and hands a module with any
-// function of another structure to the upstream pipeline, which handles
-// every structure (the whole module: upstream's pass refuses input that
-// already frees buffers).
+// in one walk over what is derived from it, and hands each function of
+// another structure to the upstream pipeline, which handles every
+// structure (the other functions' bodies are set aside meanwhile: upstream's
+// pass refuses a function that already frees buffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -309,27 +309,83 @@ struct MuonPlaceDeallocations
     fallback.getDependentDialects(registry);
   }
 
+  /// Runs the upstream pipeline on `module` with the bodies of `hidden`
+  /// set aside (each a private declaration meanwhile): it frees the
+  /// buffers of the other functions, and `hidden` keep what this pass
+  /// gives them.
+  LogicalResult runFallback(ModuleOp module, ArrayRef<func::FuncOp> hidden) {
+    struct SetAside {
+      func::FuncOp func;
+      func::FuncOp holder;
+      SymbolTable::Visibility visibility;
+    };
+    SmallVector<SetAside> aside;
+    for (func::FuncOp f : hidden) {
+      auto holder =
+          func::FuncOp::create(f.getLoc(), f.getName(), f.getFunctionType());
+      holder.getBody().takeBody(f.getBody());
+      aside.push_back({f, holder, f.getVisibility()});
+      f.setVisibility(SymbolTable::Visibility::Private);
+    }
+    OpPassManager fallback(ModuleOp::getOperationName());
+    buildFallback(fallback);
+    LogicalResult result = runPipeline(fallback, module);
+    for (SetAside &a : aside) {
+      a.func.getBody().takeBody(a.holder.getBody());
+      a.func.setVisibility(a.visibility);
+      a.holder.erase();
+    }
+    return result;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Placement> placements;
-    // Functions of nested modules are left to the upstream pipeline too.
-    auto visit = [&](func::FuncOp func) {
-      if (func->getParentOp() != module)
-        return WalkResult::interrupt();
+    // The functions this pass takes, each with its placements.
+    SmallVector<std::pair<func::FuncOp, SmallVector<Placement>>> taken;
+    bool others = false, nested = false;
+    for (Operation &op : module.getBody()->getOperations()) {
+      auto func = dyn_cast<func::FuncOp>(op);
+      if (!func) {
+        // Functions of nested modules are left to the upstream pipeline,
+        // with the whole module.
+        nested = nested ||
+                 (op.getNumRegions() != 0 && op.walk([](func::FuncOp) {
+                                                 return WalkResult::interrupt();
+                                               }).wasInterrupted());
+        continue;
+      }
       if (func.isExternal())
-        return WalkResult::skip();
+        continue;
       splitSharedPlaceholders(func);
-      bool fits = Lifetimes(&getContext()).analyse(func, placements);
-      return fits ? WalkResult::skip() : WalkResult::interrupt();
-    };
-    bool fits = !module.walk<WalkOrder::PreOrder>(visit).wasInterrupted();
-    if (!fits) {
-      OpPassManager fallback(ModuleOp::getOperationName());
-      buildFallback(fallback);
-      if (failed(runPipeline(fallback, module)))
-        signalPassFailure();
-      return;
+      SmallVector<Placement> placements;
+      if (Lifetimes(&getContext()).analyse(func, placements))
+        taken.push_back({func, std::move(placements)});
+      else
+        others = true;
     }
+    if (nested)
+      taken.clear();
+    if (others || nested) {
+      // Upstream's function boundary: a caller owns what a call returns.
+      // A function taken here may return a buffer it does not own (a view
+      // of an argument), so beside upstream's functions one that returns a
+      // buffer goes to upstream too, which returns one the caller owns.
+      llvm::erase_if(taken, [](auto &entry) {
+        return llvm::any_of(entry.first.getResultTypes(),
+                            [](Type t) { return isa<BaseMemRefType>(t); });
+      });
+      SmallVector<func::FuncOp> hidden;
+      for (auto &entry : taken)
+        hidden.push_back(entry.first);
+      if (failed(runFallback(module, hidden)))
+        return signalPassFailure();
+    }
+    for (auto &entry : taken)
+      place(entry.second);
+  }
+
+  /// Frees each buffer where its placement says.
+  static void place(ArrayRef<Placement> placements) {
     for (const Placement &p : placements) {
       OpBuilder b(p.after->getContext());
       b.setInsertionPointAfter(p.after);
