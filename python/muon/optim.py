@@ -432,18 +432,27 @@ class Muon(torch.optim.Optimizer):
                 raise error
             return
         digest = hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+        # The group count too: a rank with fewer groups would return from
+        # step() while its peers wait in the next group's all-gather.
         mine = (digest, None if error is None else
-                f"{type(error).__name__}: {error}")
+                f"{type(error).__name__}: {error}", len(self.param_groups))
         everyone = [None] * dist.get_world_size()
         dist.all_gather_object(everyone, mine)
+        counts = [n for _, _, n in everyone]
+        if len(set(counts)) > 1:
+            differ = [r for r, n in enumerate(counts) if n != counts[0]]
+            raise MuonError(
+                f"ranks {differ} have {[counts[r] for r in differ]} "
+                f"parameter groups where rank 0 has {counts[0]} (every rank "
+                "must step the same parameter groups), so no rank steps")
         if error is not None:
             raise error
-        failed = [(r, e) for r, (_, e) in enumerate(everyone) if e]
+        failed = [(r, e) for r, (_, e, _) in enumerate(everyone) if e]
         if failed:
             r, e = failed[0]
             raise MuonError(f"parameter group {gi}: rank {r} could not "
                             f"prepare its step ({e}), so no rank runs it")
-        digests = [d for d, _ in everyone]
+        digests = [d for d, _, _ in everyone]
         if len(set(digests)) > 1:
             differ = [r for r, d in enumerate(digests) if d != digests[0]]
             raise MuonError(

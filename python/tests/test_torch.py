@@ -470,7 +470,7 @@ def test_group_options_are_checked_when_the_group_is_added():
 
 def test_ranks_that_disagree_all_raise():
     # Another shape, a gradient on one rank only, another lr, an error on
-    # one rank only: every rank raises (before, some hung in a collective
+    # one rank only, another number of groups: every rank raises (before, some hung in a collective
     # or returned wrong numbers), and a step on which they agree still runs.
     _port[0] += 1
     os.environ["MASTER_PORT"] = str(_port[0])
@@ -485,3 +485,8 @@ def test_ranks_that_disagree_all_raise():
     assert "error rank 0: MuonError: parameter group 0: rank 1 could not " \
            "prepare its step (RuntimeError: Muon does not support sparse " \
            "gradients), so no rank runs it" in out, out
+    # A second parameter group on rank 1 only: rank 0 returned from its
+    # step and the next collective paired with rank 1's group-1 check.
+    for r in (0, 1):
+        assert f"groups rank {r}: MuonError: ranks [1] have [2] parameter " \
+               "groups where rank 0 has 1" in out, out
