@@ -250,13 +250,16 @@ class Muon(torch.optim.Optimizer):
                  assignment: str = "balanced",
                  momentum_form: str = "lerp", ns_dtype: str = "f32",
                  distributed_config: Optional["DistributedConfig"] = None):
+        # torch.optim.Muon's checks and errors (`not 0.0 <= x`: NaN too).
         if isinstance(lr, torch.Tensor):
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
             lr = float(lr)
-        if lr < 0:
+        if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if momentum < 0:
+        if not 0.0 <= momentum:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if weight_decay < 0:
+        if not 0.0 <= weight_decay:
             raise ValueError(
                 f"weight decay should be >= 0 but is: {weight_decay}")
         _check_adjust_lr_fn(adjust_lr_fn)

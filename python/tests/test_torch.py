@@ -401,6 +401,18 @@ def test_what_torch_muon_refuses_is_refused():
     with pytest.raises(RuntimeError, match="does not support sparse"):
         Muon([w]).step()
     w.grad = torch.ones(3, 3)
+    # torch.optim.Muon's own checks, with its errors: NaN is refused as a
+    # negative value is (it was accepted until the first step()).
+    nan = float("nan")
+    for bad, text in ((dict(lr=nan), "Learning rate should be >= 0 but is: "
+                       "nan"), (dict(lr=-0.1), "Learning rate should be"),
+                      (dict(momentum=nan), "momentum should be >= 0"),
+                      (dict(momentum=-0.1), "momentum should be >= 0"),
+                      (dict(weight_decay=nan), "weight decay should be"),
+                      (dict(lr=torch.tensor([0.1, 0.2])),
+                       "Tensor lr must be 1-element")):
+        with pytest.raises(ValueError, match=text):
+            Muon([w], **bad)
     # Options are refused by the constructor (and add_param_group), not at
     # the first step().
     with pytest.raises(MuonError, match="ns_steps must be an integer, got 2.5"):
