@@ -43,6 +43,7 @@ constexpr int64_t kCudaNsStackBytes = int64_t(64) << 20;
 void addGpuKernelPasses(OpPassManager &pm, const muon::MuonToLLVMOptions &o) {
   muon::MuonElementwiseToGpuOptions kernels;
   kernels.chip = o.cudaChip;
+  kernels.cudaPath = muon::cudaToolkitPath();
   pm.addPass(muon::createMuonElementwiseToGpu(kernels));
   // The kernels' views (collapse_shape) as descriptor arithmetic, which
   // the conversion to NVVM takes.

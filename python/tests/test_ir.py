@@ -148,6 +148,14 @@ def test_an_unknown_cuda_chip_is_one_error_and_nothing_on_stderr(capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_a_cuda_toolkit_without_libdevice_is_an_error(monkeypatch, tmp_path):
+    # Upstream reported it on stderr and lowered with another toolkit.
+    monkeypatch.setenv("MUON_CUDA_PATH", str(tmp_path / "none"))
+    with pytest.raises(muon.MuonError, match="the CUDA toolkit '.*none' has "
+                       "no nvvm/libdevice/libdevice.10.bc"):
+        muon.parse(STEP).lower(target="cuda")
+
+
 def test_lower_stacks_same_shape_matrices_on_request():
     # Three 64x32 matrices on one rank: one Newton-Schulz call per matrix by
     # default on the cpu target, one call on a batch with ns_stack_bytes.

@@ -33,6 +33,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace muon {
 #define GEN_PASS_DEF_MUONELEMENTWISETOGPU
@@ -104,6 +105,18 @@ struct MuonElementwiseToGpu
           << chip
           << "' is not a GPU architecture LLVM's NVPTX backend knows (e.g. "
              "sm_90, sm_90a)";
+      return signalPassFailure();
+    }
+    // The file gpu-module-to-binary links the kernels with; without it
+    // upstream reports an error and then compiles all the same.
+    constexpr llvm::StringLiteral libdevice = "nvvm/libdevice/libdevice.10.bc";
+    if (!cudaPath.empty() &&
+        !llvm::sys::fs::exists(cudaPath + "/" + libdevice.str())) {
+      emitError(module.getLoc(), "muon-elementwise-to-gpu: the CUDA toolkit '")
+          << cudaPath << "' has no " << libdevice
+          << " (target=cuda links the kernels with it): point "
+             "$MUON_CUDA_PATH (or $CUDA_HOME, $CUDA_PATH) at the toolkit's "
+             "directory";
       return signalPassFailure();
     }
     if (failed(toGenerics(module)))
