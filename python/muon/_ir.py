@@ -98,6 +98,21 @@ def _integer(where: str, name: str, value) -> int:
     return value.__index__()
 
 
+def _real(where: str, name: str, value) -> float:
+    """`value` as a float, or TypeError: a bool or a string is refused
+    (True ran as 1.0, "0.1" as 0.1), as :func:`_integer` refuses them."""
+    kind = getattr(getattr(value, "dtype", None), "kind", "")
+    if isinstance(value, (bool, str, bytes, bytearray)) or kind == "b" or \
+            str(getattr(value, "dtype", "")) == "torch.bool":
+        raise TypeError(f"{where}: {name} must be a real number, got "
+                        f"{type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{where}: {name} must be a real number, got "
+                        f"{type(value).__name__} {value!r}") from e
+
+
 def parse(text: str, context: Optional[Context] = None) -> "Module":
     """Parses and verifies MLIR text; raises MuonError with the parser's or
     verifier's diagnostics."""
@@ -174,6 +189,9 @@ class Module:
 
         Raises MuonError for a value the pipeline refuses (a negative
         bound, an unknown target)."""
+        ns_stack_bytes = _integer("lower", "ns_stack_bytes", ns_stack_bytes)
+        max_prefetch_bytes = _integer("lower", "max_prefetch_bytes",
+                                      max_prefetch_bytes)
         self.diagnostics = self.context._check(
             self._m.lower(target, assign_owners, ns_stack_bytes,
                           batch_collectives, max_prefetch_bytes,
@@ -189,6 +207,8 @@ class Module:
         (``muon-report{schedules}``); ``ns_stack_bytes``: the rounds made
         with Newton-Schulz stacked up to that many bytes, as
         muon-expand-step does (0: one matrix per call)."""
+        ns_stack_bytes = _integer("report_text", "ns_stack_bytes",
+                                  ns_stack_bytes)
         text = self._m.report(False, schedules, ns_stack_bytes)
         self.context._check(text is not None, "the report failed")
         return text
@@ -203,6 +223,7 @@ class Module:
         each report's ``schedule_estimates``, ``lower_bound_us`` and
         ``owner_path_bound_us`` are set."""
         from .report import StepReport
+        ns_stack_bytes = _integer("report", "ns_stack_bytes", ns_stack_bytes)
         text = self._m.report(True, schedules, ns_stack_bytes)
         self.context._check(text is not None, "the report failed")
         return [StepReport.from_json(d) for d in json.loads(text)]
@@ -350,10 +371,12 @@ class Step:
         return n
 
     def param_name(self, param: int) -> str:
+        param = _integer("param_name", "param", param)
         return self._check(self._q.param_name(param),
                            f"no parameter {param}")
 
     def param_shape(self, param: int) -> Tuple[int, ...]:
+        param = _integer("param_shape", "param", param)
         return tuple(self._check(self._q.param_shape(param),
                                  f"no parameter {param}"))
 
@@ -362,6 +385,7 @@ class Step:
         ``(d, sizes)``, or None when the parameter's matrices are
         orthogonalised whole. ``muon.reference.muon_step(..., split=...)``
         takes it as is."""
+        param = _integer("param_blocks", "param", param)
         got = self._q.param_blocks(param)
         self.module.context._check(got is not False, f"no parameter {param}")
         return None if got is None else (got[0], tuple(got[1]))
@@ -379,7 +403,9 @@ class Step:
                                 "'param', 'grad' or 'momentum'")
             k = _KINDS[kind]
         else:
-            k = kind
+            k = _integer("local_shard", "kind", kind)
+        param = _integer("local_shard", "param", param)
+        rank = _integer("local_shard", "rank", rank)
         got = self._check(self._q.local_shard(param, k, rank),
                           f"no shard of parameter {param} on rank {rank}")
         shape, offs, flat, cshape, coffs = got
@@ -393,6 +419,8 @@ class Step:
         its results for that parameter carry no meaning), and for ``whole``
         storage away from the owner's coordinate (the rank stores nothing:
         its local shape is empty)."""
+        param = _integer("holds", "param", param)
+        rank = _integer("holds", "rank", rank)
         held = self._q.holds(param, rank)
         self.module.context._check(held >= 0,
                                    f"no parameter {param} or rank {rank}")
@@ -402,11 +430,14 @@ class Step:
         """(term, number of terms, scale) of the parameter's gradient on
         ``rank``: with partial placements each rank passes one term of a sum;
         the gradient is ``scale * sum(terms)``."""
+        param = _integer("partial_term", "param", param)
+        rank = _integer("partial_term", "rank", rank)
         return tuple(self._check(self._q.partial_term(param, rank),
                                  f"no parameter {param} or rank {rank}"))
 
     def plan(self, param: int) -> List[str]:
         """The collective plan of one parameter for its owner (needs owners:
         call Module.report_text() or run muon-assign-owners first)."""
+        param = _integer("plan", "param", param)
         return self._check(self._q.plan(param),
                            f"no plan for parameter {param}")

@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _muon
-from ._ir import GRAD, MOMENTUM, PARAM, Module, MuonError, Step, parse
+from ._ir import (GRAD, MOMENTUM, PARAM, Module, MuonError, Step, _integer,
+                  _real, parse)
 
 #: Roles of f64 arguments: hyper-parameters the step reads at run time.
 LR, WEIGHT_DECAY = 3, 4
@@ -118,6 +119,9 @@ class CompiledStep:
         # The queries need layouts (a step written against MLIR shard
         # annotations gets them from the import) and owners
         # (muon-assign-owners keeps given ones).
+        opt_level = _integer("compile", "opt_level", opt_level)
+        if rank is not None:
+            rank = _integer("compile", "rank", rank)
         self.module = module.clone().run_passes(
             "convert-shard-to-dist,muon-assign-owners")
         self.step: Step = self._find_step(entry)
@@ -251,7 +255,7 @@ class CompiledStep:
         buffers = []
         for (role, param), want in zip(self._args, self._arg_shapes):
             if role in scalars:
-                value = float(scalars[role])
+                value = _real("step", _ROLE_NAMES[role], scalars[role])
                 # muon.step's bound on the constant form (the step computes
                 # in f32).
                 if not 0 <= value <= 2.0 ** 60:

@@ -94,10 +94,14 @@ _HYPER = {
                         ", ".join(_f64(c) for c in _flat(v)) + ">"),
     "eps": ("eps", lambda v: f"{_f64(v)} : f64"),
     "weight_decay": ("weight_decay", lambda v: f"{_f64(v)} : f64"),
-    "lr_adjust": ("lr_adjust", lambda v: f"#muon.lr_adjust<{v}>"),
-    "momentum_form": ("momentum_form", lambda v: f"#muon.momentum_form<{v}>"),
+    "lr_adjust": ("lr_adjust", lambda v: "#muon.lr_adjust<" + _choice(
+        v, "lr_adjust", ("original", "match_rms_adamw",
+                         "spectral_unclamped")) + ">"),
+    "momentum_form": ("momentum_form", lambda v: "#muon.momentum_form<" +
+                      _choice(v, "momentum_form", ("lerp", "sum")) + ">"),
     "ns_dtype": ("ns_dtype", lambda v: str(v)),
-    "strategy": ("strategy", lambda v: f"#muon.strategy<{v}>"),
+    "strategy": ("strategy", lambda v: "#muon.strategy<" + _choice(
+        v, "strategy", ("round_robin", "balanced", "explicit")) + ">"),
     "owners": ("owners",
                lambda v: "array<i64: " +
                ", ".join(str(_integer(o, "owners")) for o in v) + ">"),
@@ -106,6 +110,15 @@ _HYPER = {
     "prefetch_count": ("prefetch_count",
                        lambda v: f"{_integer(v, 'prefetch_count')} : i64"),
 }
+
+
+def _choice(v, name: str, values: Tuple[str, ...]) -> str:
+    """`v` when it is one of `values` (the attribute's cases), else a
+    MuonError naming them (not the parser's error on the generated text)."""
+    if not isinstance(v, str) or v not in values:
+        raise MuonError(f"{name} must be one of " +
+                        ", ".join(repr(c) for c in values) + f", got {v!r}")
+    return v
 
 
 def _f64(v: float) -> str:
@@ -234,6 +247,9 @@ class StepBuilder:
             raise MuonError(f"parameter '{name}' is added twice; names "
                             "key the tensors of a call (dicts)")
         shape = tuple(_integer(s, f"parameter '{name}': shape") for s in shape)
+        if any(d < 0 for d in shape):
+            raise MuonError(f"parameter '{name}': shape {shape} has a "
+                            "negative size")
         if len(shape) < 2:
             raise MuonError(
                 f"parameter '{name}' has {len(shape)} dims; Muon "

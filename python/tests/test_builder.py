@@ -161,10 +161,22 @@ def test_values_that_integers_or_booleans_would_change_are_refused():
          "nesterov must be True or False, got 'no'"),
         (lambda: StepBuilder({"dp": 2}, lr=0.1, async_gpu_parallelism=1),
          "async_gpu_parallelism must be True or False"),
+        # The cases are named (before, the parser's error on the generated
+        # text: "expected ::muon::optim::MomentumForm to be one of ...").
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, momentum_form="ema"),
+         "momentum_form must be one of 'lerp', 'sum', got 'ema'"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, strategy="fair"),
+         "strategy must be one of 'round_robin', 'balanced', 'explicit', "
+         "got 'fair'"),
+        (lambda: StepBuilder({"dp": 2}, lr=0.1, lr_adjust="adam"),
+         "lr_adjust must be one of 'original', 'match_rms_adamw', "
+         "'spectral_unclamped', got 'adam'"),
     ]
     b = StepBuilder({"dp": 2}, lr=0.1)
     cases += [
         (lambda: b.add("w", (8.5, 4), [Shard(0)]), "shape must be an integer"),
+        (lambda: b.add("w", (4, -4), [Shard(0)]),
+         r"shape \(4, -4\) has a negative size"),
         (lambda: b.add("w", (8, 4), [Shard(0.5)]), "Shard dim"),
         (lambda: b.add("w", (8, 4), [Shard(0)], split=(0, [4.5, 3.5])),
          "split size must be an integer, got 4.5"),

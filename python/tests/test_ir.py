@@ -407,6 +407,29 @@ def test_timeline_writes_a_chrome_trace(tmp_path):
         m.timeline(path, schedule="rounds prefetch=3")
 
 
+def test_queries_take_integers_only():
+    # nanobind takes a bool as an int: local_shard(0, "param", True) gave
+    # rank 1's shard and param_shape(True) parameter 1's shape.
+    step = muon.parse(STEP).step()
+    for call in (lambda: step.local_shard(0, "param", True),
+                 lambda: step.local_shard(0.0, "param", 0),
+                 lambda: step.local_shard(0, "param", "1"),
+                 lambda: step.param_shape(True),
+                 lambda: step.param_name(0.0),
+                 lambda: step.holds(1.0, 0),
+                 lambda: step.partial_term(0, True),
+                 lambda: step.plan(True)):
+        with pytest.raises(TypeError, match="must be an integer"):
+            call()
+    m = muon.parse(STEP)
+    for call in (lambda: m.clone().lower(ns_stack_bytes=True),
+                 lambda: m.clone().lower(max_prefetch_bytes="5"),
+                 lambda: m.clone().report_text(ns_stack_bytes=2.5),
+                 lambda: m.clone().report(ns_stack_bytes="8")):
+        with pytest.raises(TypeError, match="ns_stack_bytes|max_prefetch"):
+            call()
+
+
 def test_blocked_newton_schulz_is_visible():
     m = muon.parse('''
 dist.mesh @m [dp = 2]

@@ -229,6 +229,18 @@ def test_compile_refusals():
         muon.compile(text, rank=3)
     with pytest.raises(muon.MuonError, match=r"optimisation level 7"):
         muon.compile(text, opt_level=7)
+    # Numbers are integers, never converted: rank=True ran as rank 1.
+    for bad, message in ((dict(rank=0.0), "compile: rank must be an integer, "
+                          "got float 0.0"),
+                         (dict(rank=True), "got bool True"),
+                         (dict(opt_level=2.7), "compile: opt_level must be")):
+        with pytest.raises(TypeError, match=message):
+            muon.compile(text, **bad)
+    step = muon.compile(text)
+    z = np.zeros((4, 4), np.float32)
+    for bad in ((0.0, "param"), (True, "param")):
+        with pytest.raises(TypeError, match="param must be an integer"):
+            step.shard(z, *bad)
 
 
 def test_hyper_parameters_read_at_run_time():
@@ -260,6 +272,11 @@ def test_hyper_parameters_read_at_run_time():
         step(z, z, z, lr=-1.0, weight_decay=0.1)
     with pytest.raises(muon.MuonError, match="weight_decay must be a number"):
         step(z, z, z, lr=0.1, weight_decay=float("nan"))
+    # A bool or a string is not a rate (True ran as 1.0, "0.1" as 0.1).
+    for bad in (True, "0.1", np.True_):
+        with pytest.raises(TypeError, match="step: lr must be a real number"):
+            step(z, z, z, lr=bad, weight_decay=0.1)
+    P1, _ = step(z, z, z, lr=np.float32(0.1), weight_decay=0)
     # Finite but past what the f32 step can use (as the verifier's bound).
     with pytest.raises(muon.MuonError, match=r"got 1e\+300"):
         step(z, z, z, lr=1e300, weight_decay=0.1)
