@@ -166,6 +166,10 @@ CompiledEntry::load(const std::string &objectFile, const std::string &entry,
   std::unique_ptr<CompiledEntry> compiled;
   if (!objects)
     error = llvm::toString(objects.takeError());
+  else if (!objectKey.empty() && key.empty())
+    error = "it holds no key (an earlier version wrote it), so it cannot be "
+            "told to be this step's code (expected key '" +
+            objectKey + "')";
   else if (!objectKey.empty() && key != objectKey)
     error = "it holds the code of another step (key '" + key + "', expected '" +
             objectKey + "')";

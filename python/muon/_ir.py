@@ -88,11 +88,18 @@ def _context(context: Optional[Context]) -> Context:
     return _default
 
 
+def _is_boolean(value) -> bool:
+    """A Python, NumPy or torch bool (each converts to 0 or 1)."""
+    dtype = getattr(value, "dtype", None)
+    return isinstance(value, bool) or \
+        getattr(dtype, "kind", "") == "b" or str(dtype) == "torch.bool"
+
+
 def _integer(where: str, name: str, value) -> int:
     """`value` as an int, or TypeError: a float, a string or a bool is
     refused, as the extension's typed options refuse them, never truncated
     or converted."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    if _is_boolean(value) or not hasattr(value, "__index__"):
         raise TypeError(f"{where}: {name} must be an integer, got "
                         f"{type(value).__name__} {value!r}")
     return value.__index__()
@@ -101,9 +108,7 @@ def _integer(where: str, name: str, value) -> int:
 def _real(where: str, name: str, value) -> float:
     """`value` as a float, or TypeError: a bool or a string is refused
     (True ran as 1.0, "0.1" as 0.1), as :func:`_integer` refuses them."""
-    kind = getattr(getattr(value, "dtype", None), "kind", "")
-    if isinstance(value, (bool, str, bytes, bytearray)) or kind == "b" or \
-            str(getattr(value, "dtype", "")) == "torch.bool":
+    if _is_boolean(value) or isinstance(value, (str, bytes, bytearray)):
         raise TypeError(f"{where}: {name} must be a real number, got "
                         f"{type(value).__name__} {value!r}")
     try:

@@ -418,7 +418,8 @@ def test_queries_take_integers_only():
                  lambda: step.param_name(0.0),
                  lambda: step.holds(1.0, 0),
                  lambda: step.partial_term(0, True),
-                 lambda: step.plan(True)):
+                 lambda: step.plan(True),
+                 lambda: step.local_shard(0, "param", np.True_)):
         with pytest.raises(TypeError, match="must be an integer"):
             call()
     m = muon.parse(STEP)
@@ -428,6 +429,16 @@ def test_queries_take_integers_only():
                  lambda: m.clone().report(ns_stack_bytes="8")):
         with pytest.raises(TypeError, match="ns_stack_bytes|max_prefetch"):
             call()
+
+
+def test_a_torch_bool_is_not_an_index():
+    # torch.tensor(True).__index__() is 1: it gave rank 1's shard.
+    torch = pytest.importorskip("torch")
+    step = muon.parse(STEP).step()
+    with pytest.raises(TypeError, match="rank must be an integer"):
+        step.local_shard(0, "param", torch.tensor(True))
+    with pytest.raises(TypeError, match="ns_stack_bytes must be an integer"):
+        muon.parse(STEP).lower(ns_stack_bytes=torch.tensor(True))
 
 
 def test_blocked_newton_schulz_is_visible():
