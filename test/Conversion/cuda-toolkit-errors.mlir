@@ -13,10 +13,14 @@
 // RUN: env -u MUON_CUDA_PATH CUDA_HOME=%t.home not muon-opt %s --muon-to-llvm=target=cuda -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOME
 // HOME: error: muon-elementwise-to-gpu: the CUDA toolkit '{{.*}}.home' has no nvvm/libdevice/libdevice.10.bc
 
-// The pass's own option: a toolkit with libdevice passes the check.
-// RUN: not muon-opt %s --muon-elementwise-to-gpu=cuda-path=%t.none -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTION
+// The pass's own option, on bufferized functions with kernels to make: a
+// toolkit with libdevice passes the check.
+// RUN: not muon-opt %S/elementwise-to-gpu.mlir --split-input-file --muon-elementwise-to-gpu=cuda-path=%t.none -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: error: muon-elementwise-to-gpu: the CUDA toolkit '{{.*}}.none' has no
-// RUN: muon-opt %s --muon-elementwise-to-gpu=cuda-path=%t.fake -o /dev/null
+// RUN: muon-opt %S/elementwise-to-gpu.mlir --split-input-file --muon-elementwise-to-gpu=cuda-path=%t.fake -o /dev/null
+
+// A module without kernels to make needs no toolkit.
+// RUN: echo 'func.func @f() { return }' | env MUON_CUDA_PATH=%t.none muon-opt --muon-to-llvm=target=cuda -o /dev/null
 
 dist.mesh @m [dp = 2]
 !t = !dist.tensor<8x4xf32, @m, [shard<0>]>

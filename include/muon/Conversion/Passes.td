@@ -266,8 +266,8 @@ def MuonElementwiseToGpu
     permutation (no step emits any of them), a copy of unranked
     buffers, and ops of a nested module (kernels live in the top-level
     module); with `chip`, a GPU architecture LLVM's NVPTX backend does not
-    know (before LLVM warns about it and ptxas fails); with `cuda-path`, a
-    toolkit without `nvvm/libdevice/libdevice.10.bc` (upstream's
+    know (before LLVM warns about it and ptxas fails); with `cuda-path` and
+    kernels to make, a toolkit without `nvvm/libdevice/libdevice.10.bc` (upstream's
     `gpu-module-to-binary` reports a missing toolkit as an error, then
     goes on with another one and succeeds).
   }];
@@ -278,8 +278,8 @@ def MuonElementwiseToGpu
     Option<"cudaPath", "cuda-path", "std::string", "\"\"",
            "The CUDA toolkit the kernels are compiled with (muon-to-llvm "
            "passes the first of $MUON_CUDA_PATH, $CUDA_HOME, $CUDA_PATH, "
-           "else /usr/local/cuda); when given, it must hold "
-           "nvvm/libdevice/libdevice.10.bc">
+           "else /usr/local/cuda); when given and there are kernels to "
+           "make, it must hold nvvm/libdevice/libdevice.10.bc">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",

@@ -107,18 +107,6 @@ struct MuonElementwiseToGpu
              "sm_90, sm_90a)";
       return signalPassFailure();
     }
-    // The file gpu-module-to-binary links the kernels with; without it
-    // upstream reports an error and then compiles all the same.
-    constexpr llvm::StringLiteral libdevice = "nvvm/libdevice/libdevice.10.bc";
-    if (!cudaPath.empty() &&
-        !llvm::sys::fs::exists(cudaPath + "/" + libdevice.str())) {
-      emitError(module.getLoc(), "muon-elementwise-to-gpu: the CUDA toolkit '")
-          << cudaPath << "' has no " << libdevice
-          << " (target=cuda links the kernels with it): point "
-             "$MUON_CUDA_PATH (or $CUDA_HOME, $CUDA_PATH) at the toolkit's "
-             "directory";
-      return signalPassFailure();
-    }
     if (failed(toGenerics(module)))
       return signalPassFailure();
     SmallVector<linalg::GenericOp> ops;
@@ -159,6 +147,19 @@ struct MuonElementwiseToGpu
       return signalPassFailure();
     if (ops.empty())
       return;
+    // The file gpu-module-to-binary links the kernels with; without it
+    // upstream reports an error and then compiles all the same. A module
+    // without kernels needs no toolkit.
+    constexpr llvm::StringLiteral libdevice = "nvvm/libdevice/libdevice.10.bc";
+    if (!cudaPath.empty() &&
+        !llvm::sys::fs::exists(cudaPath + "/" + libdevice.str())) {
+      emitError(module.getLoc(), "muon-elementwise-to-gpu: the CUDA toolkit '")
+          << cudaPath << "' has no " << libdevice
+          << " (target=cuda links the kernels with it): point "
+             "$MUON_CUDA_PATH (or $CUDA_HOME, $CUDA_PATH) at the toolkit's "
+             "directory";
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
