@@ -108,14 +108,14 @@ def _integer(where: str, name: str, value) -> int:
 def _real(where: str, name: str, value) -> float:
     """`value` as a float, or TypeError: a bool or a string is refused
     (True ran as 1.0, "0.1" as 0.1), as :func:`_integer` refuses them."""
-    if _is_boolean(value) or isinstance(value, (str, bytes, bytearray)):
-        raise TypeError(f"{where}: {name} must be a real number, got "
-                        f"{type(value).__name__} {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{where}: {name} must be a real number, got "
-                        f"{type(value).__name__} {value!r}") from e
+    if not _is_boolean(value) and \
+            not isinstance(value, (str, bytes, bytearray)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{where}: {name} must be a real number, got "
+                    f"{type(value).__name__} {value!r}")
 
 
 def parse(text: str, context: Optional[Context] = None) -> "Module":

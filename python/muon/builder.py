@@ -83,6 +83,9 @@ def _boolean(v, name: str) -> str:
     return "true" if v else "false"
 
 
+#: The cases of #muon.lr_adjust.
+LR_ADJUSTS = ("original", "match_rms_adamw", "spectral_unclamped")
+
 _HYPER = {
     # name: (attribute, how to print it)
     "lr": ("lr", lambda v: f"{_f64(v)} : f64"),
@@ -95,8 +98,7 @@ _HYPER = {
     "eps": ("eps", lambda v: f"{_f64(v)} : f64"),
     "weight_decay": ("weight_decay", lambda v: f"{_f64(v)} : f64"),
     "lr_adjust": ("lr_adjust", lambda v: "#muon.lr_adjust<" + _choice(
-        v, "lr_adjust", ("original", "match_rms_adamw",
-                         "spectral_unclamped")) + ">"),
+        v, "lr_adjust", LR_ADJUSTS) + ">"),
     "momentum_form": ("momentum_form", lambda v: "#muon.momentum_form<" +
                       _choice(v, "momentum_form", ("lerp", "sum")) + ">"),
     "ns_dtype": ("ns_dtype", lambda v: str(v)),

@@ -32,7 +32,7 @@ import torch
 
 from . import _run
 from ._ir import MuonError
-from .builder import StepBuilder, _integer
+from .builder import LR_ADJUSTS, StepBuilder, _integer
 
 __all__ = ["DistributedConfig", "Muon", "create_auto_config"]
 
@@ -172,7 +172,7 @@ def _layout(t: torch.Tensor, mesh: _MeshInfo, what: str):
     return placements, order
 
 
-_LR_ADJUSTS = (None, "original", "match_rms_adamw", "spectral_unclamped")
+_LR_ADJUSTS = (None,) + LR_ADJUSTS
 
 # Options of the whole step: a parameter group cannot carry its own.
 _OPTIMIZER_WIDE = ("async_gpu_parallelism", "prefetch_count", "assignment",
