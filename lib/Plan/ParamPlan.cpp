@@ -400,6 +400,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
         s.sizes.push_back(layout::flatMemberRange(storage.group, mesh.sizes[a],
                                                   storage.member, c)
                               .size);
+      s.reshapeOnly = mesh.sizes[a] == 1;
     } else if (mesh.sizes[a] == 1) {
       continue; // one member keeps the whole extent: nothing moves
     } else {
@@ -456,6 +457,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
             layout::flatMemberRange(st.group, mesh.sizes[split.axis],
                                     st.member, c)
                 .size);
+      s.reshapeOnly = mesh.sizes[split.axis] == 1;
     }
     layout::Layout before = layoutAfter(plan, layout, j),
                    after = layoutAfter(plan, layout, j + 1);
@@ -465,8 +467,8 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
   };
   // A split over an axis of size 1 leaves the whole extent on its one
   // member: gathering or scattering it moves nothing, so it is not a step.
-  // (A flat split still is: it also turns the element range back into the
-  // matrix.)
+  // (A flat split still is, a reshape only: it turns the element range
+  // into the matrix and back.)
   auto moves = [&](size_t j) {
     return mesh.sizes[plan.chain[j].axis] > 1 ||
            plan.chain[j].kind == Split::Kind::Flat;
@@ -609,5 +611,7 @@ std::string plan::describe(const CommStep &step, const layout::Mesh &mesh) {
     s += " weights [" + listStr(step.weights) + "]";
   if (!step.sizes.empty())
     s += " sizes [" + listStr(step.sizes) + "]";
+  if (step.reshapeOnly)
+    s += " reshape only";
   return s;
 }

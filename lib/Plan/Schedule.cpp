@@ -110,12 +110,13 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
                        }) -
           steps.begin());
     };
-    // Every step of E after Newton-Schulz asynchronous: a blocking one
-    // would hold its members until E's owners release.
+    // Every step of E after Newton-Schulz asynchronous (or a reshape, which
+    // holds no one): a blocking one would hold its members until E's owners
+    // release.
     bool async = std::all_of(early.begin(), early.end(), [&](size_t p) {
       const std::vector<CommStep> &steps = *params[p].steps;
       for (size_t s = nsStepOf(p) + 1; s < steps.size(); ++s)
-        if (!batchable(steps[s]))
+        if (!batchable(steps[s]) && !steps[s].reshapeOnly)
           return false;
       return true;
     });
@@ -393,7 +394,10 @@ public:
       if (naive && s.kind != CommStep::Kind::ReduceGrad &&
           s.kind != CommStep::Kind::Gather)
         continue; // every rank has the whole matrix: nothing to send back
-      Op op = collective(p, s, oc, naive);
+      // A reshape only: an op of no instance, which takes no time and is
+      // no call.
+      Op op = s.reshapeOnly ? Op() : collective(p, s, oc, naive);
+      op.bytesPerElement = model.bytesPerElement;
       std::string what = describe(s, mesh);
       if (naive && s.kind == CommStep::Kind::Gather) {
         what = "all_gather";

@@ -252,4 +252,25 @@ TEST(PlanSteps, FlatStorageMovesElementRanges) {
                    "scatter dp flat dim 0 root 0 sizes [10,2]"}));
 }
 
+TEST(PlanSteps, FlatStorageOverOneRankOnlyReshapes) {
+  // dp has one rank: its element range is the whole tensor (12 elements),
+  // so the gradient's reduce-scatter, the gather and the scatter over dp
+  // move nothing and only reshape; the replicas on tp get the broadcast.
+  Mesh mesh{{"dp", "tp"}, {1, 2}};
+  Layout l = layoutOf({Placement::replicate(), Placement::replicate()});
+  l.storage.kind = layout::StorageKind::Flat;
+  l.storage.group.axis = 0;
+  l.storage.group.setNumel({12, 8});
+  l.storage.member = 0;
+  Layout grad = layoutOf({Placement::partial(), Placement::replicate()});
+  EXPECT_EQ(stepsOf({3, 4}, l, grad, mesh, 1),
+            (Lines{"reduce_grad dp sum flat dim 0 sizes [12] reshape only",
+                   "gather dp flat dim 0 root 0 holders [tp] sizes [12] "
+                   "reshape only",
+                   "newton_schulz holders [tp,dp]",
+                   "scatter dp flat dim 0 root 0 holders [tp] sizes [12] "
+                   "reshape only",
+                   "broadcast tp root 1"}));
+}
+
 } // namespace

@@ -294,6 +294,27 @@ TEST(EstimateSchedule, EachInstanceUsesItsOwnLink) {
   EXPECT_DOUBLE_EQ(step(), 230);
 }
 
+TEST(EstimateSchedule, AReshapeOverOneRankIsNoCall) {
+  // Flat storage over [dp = 1]: the gradient's reduce-scatter, the gather
+  // and the scatter over dp only reshape. What is left is Newton-Schulz on
+  // the owner (8 elements, 10 s) and the broadcast over tp = 2 to the
+  // other replica (1 + 8 bytes = 9 s).
+  Mesh mesh{{"dp", "tp"}, {1, 2}};
+  ParamCostInput p =
+      param(mesh, {4, 2}, {Placement::replicate(), Placement::replicate()}, 1);
+  p.layout.storage.kind = layout::StorageKind::Flat;
+  p.layout.storage.group.axis = 0;
+  p.layout.storage.group.setNumel({8});
+  p.layout.storage.member = 0;
+  p.gradLayout.placements = {Placement::partial(), Placement::replicate()};
+  ASSERT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
+  for (ScheduleKind kind : {ScheduleKind::Sequential, ScheduleKind::Rounds}) {
+    Estimate e = estimateSchedule({p}, mesh, 1, unitModel(), kind);
+    EXPECT_EQ(e.collectives, (std::vector<int64_t>{1, 1}));
+    EXPECT_DOUBLE_EQ(e.stepSeconds, 19);
+  }
+}
+
 TEST(EstimateSchedule, SequentialSerialisesTheOwners) {
   Mesh mesh{{"dp"}, {2}};
   Estimate e = estimateSchedule(fsdp(mesh, {0, 1}), mesh, 1, unitModel(),

@@ -165,6 +165,12 @@ struct CommStep {
   /// all-reduce summing over both sum and avg axes, the product of the avg
   /// axes' sizes.
   int64_t divisor = 1;
+  /// A flat split over an axis of size 1 (a gather, a scatter or a
+  /// reduce-scatter of the gradient): the one member's element range is its
+  /// whole matrix, so no data moves and no collective is issued; only the
+  /// reshape between the range and the matrix is left. Kept as a step so
+  /// that the data's layouts stay in order; costs and counts leave it out.
+  bool reshapeOnly = false;
   /// The layout of the data the step consumes and produces.
   layout::Layout from, to;
 };

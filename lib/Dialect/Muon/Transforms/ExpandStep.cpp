@@ -748,6 +748,8 @@ private:
     if (c.split == Split::Kind::Flat) {
       auto full = cast<RankedTensorType>(g.getType());
       g = tensor::CollapseShapeOp::create(b, loc, g, allDims(full.getRank()));
+      if (c.reshapeOnly) // a reduction over one rank changes nothing
+        return castTo(g, localOf(s, c.to));
     }
     return dist::ReduceScatterOp::create(
                b, loc, localOf(s, c.to), Type(), g, meshRef, axisNames(c.axes),
@@ -771,12 +773,14 @@ private:
     assert(!token && "flat splits are gathered synchronously");
     auto flatT = RankedTensorType::get({resultT.getNumElements()},
                                        resultT.getElementType());
-    Value flat = dist::GatherOp::create(b, loc, flatT, Type(), x, meshRef,
-                                        axisNames(s.axes),
-                                        b.getI64IntegerAttr(0), root,
-                                        arrayOrNull(b, s.sizes),
-                                        DenseI64ArrayAttr())
-                     .getResult();
+    // Over one rank the element range is already the whole matrix.
+    Value flat = s.reshapeOnly
+                     ? castTo(x, flatT)
+                     : dist::GatherOp::create(
+                           b, loc, flatT, Type(), x, meshRef, axisNames(s.axes),
+                           b.getI64IntegerAttr(0), root,
+                           arrayOrNull(b, s.sizes), DenseI64ArrayAttr())
+                           .getResult();
     return {tensor::ExpandShapeOp::create(b, loc, resultT, flat,
                                           allDims(resultT.getRank()))};
   }
@@ -796,6 +800,8 @@ private:
     auto full = cast<RankedTensorType>(o.getType());
     Value flat = tensor::CollapseShapeOp::create(b, loc, o,
                                                  allDims(full.getRank()));
+    if (s.reshapeOnly)
+      return {castTo(flat, resultT)};
     return {dist::ScatterOp::create(b, loc, resultT, Type(), flat, meshRef,
                                     axisNames(s.axes), b.getI64IntegerAttr(0),
                                     root, arrayOrNull(b, s.sizes),

@@ -1,12 +1,17 @@
 // Axes of size 1 have no steps (muon-dialect.md): dim storage over a
 // one-rank dp and a partial gradient over it need no collective; only the
 // tp broadcast from the owner is left. Flat storage keeps the steps that
-// move between its element range and the matrix, as one-rank collectives
-// that also reshape: the gradient's reduce_scatter, the gather, the
-// scatter. Owner: rank 1 (dp = 0, tp = 1).
+// move between its element range and the matrix, as reshapes only: the
+// gradient's reduce-scatter, the gather and the scatter over the one rank
+// are no collectives. Owner: rank 1 (dp = 0, tp = 1).
 
 // RUN: muon-opt %s --muon-expand-step --dist-specialize-rank=rank=1 | FileCheck %s
 // RUN: muon-opt %s --muon-expand-step --dist-verify-spmd -o /dev/null
+// RUN: muon-opt %s --muon-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// Both steps: one call per rank, the broadcast (the flat one made four
+// before its one-rank steps were reshapes only).
+// REPORT-COUNT-2: at most 1 collective calls per rank (1 without batching)
 
 // CHECK-LABEL: func.func @dim_storage
 // CHECK-NOT: dist.reduce_scatter
@@ -19,12 +24,13 @@
 
 // CHECK-LABEL: func.func @flat_storage
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} : tensor<16x8xf32> into tensor<128xf32>
-// CHECK: dist.reduce_scatter %[[FLAT]] on @m axes [dp] reduce sum dim 0 sizes [128] : tensor<128xf32> -> tensor<128xf32>
-// CHECK: dist.gather %{{.*}} on @m axes [dp] dim 0 root 0 sizes [128] : tensor<128xf32> -> tensor<128xf32>
+// CHECK-NOT: dist.reduce_scatter
+// CHECK: muon.momentum_update %{{.*}}, %[[FLAT]]
+// CHECK-NOT: dist.gather
 // CHECK: tensor.expand_shape
 // CHECK: muon.newton_schulz %{{.*}} : tensor<16x8xf32>
 // CHECK: tensor.collapse_shape
-// CHECK: dist.scatter %{{.*}} on @m axes [dp] dim 0 root 0 sizes [128] : tensor<128xf32> -> tensor<128xf32>
+// CHECK-NOT: dist.scatter
 // CHECK: dist.broadcast %{{.*}} on @m axes [tp] root 1 : tensor<128xf32>
 // CHECK: return
 
