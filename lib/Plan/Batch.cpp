@@ -20,11 +20,10 @@ std::vector<int64_t> plan::participants(const ParamPlan &plan,
 }
 
 bool plan::batchable(const CommStep &step) {
-  if (step.kind == CommStep::Kind::Broadcast)
-    return true;
-  return (step.kind == CommStep::Kind::Gather ||
-          step.kind == CommStep::Kind::Scatter) &&
-         step.split != Split::Kind::Flat && step.weights.empty();
+  return step.kind == CommStep::Kind::Broadcast ||
+         ((step.kind == CommStep::Kind::Gather ||
+           step.kind == CommStep::Kind::Scatter) &&
+          !step.reshapeOnly);
 }
 
 namespace {

@@ -75,10 +75,19 @@ std::string muon::run::objectKey(mlir::ModuleOp lowered, int optLevel) {
   return hex;
 }
 
-std::string muon::run::cachedObjectPath(const std::string &key) {
+std::string muon::run::cachedObjectPath(const std::string &key,
+                                        std::string &note) {
   std::string dir = cacheDirectory();
-  if (dir.empty() || llvm::sys::fs::create_directories(dir))
+  if (dir.empty())
     return "";
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec && !llvm::sys::fs::is_directory(dir))
+    ec = std::make_error_code(std::errc::not_a_directory);
+  if (ec) {
+    note = "the object cache '" + dir + "' cannot be used (" + ec.message() +
+           "); compiling without it (MUON_RUN_CACHE=off turns it off)";
+    return "";
+  }
   return dir + "/" + key + ".o";
 }
 

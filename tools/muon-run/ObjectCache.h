@@ -27,8 +27,9 @@ namespace run {
 std::string objectKey(mlir::ModuleOp lowered, int optLevel);
 
 /// The cache file for `key` (an absolute path), or "" when the cache is off
-/// or its directory cannot be created. The file may not exist yet.
-std::string cachedObjectPath(const std::string &key);
+/// or its directory cannot be created (then `note` says why). The file may
+/// not exist yet.
+std::string cachedObjectPath(const std::string &key, std::string &note);
 
 /// Whether `path` holds an object file LLVM can read, compiled under `key`
 /// (a truncated or foreign cache entry, or another step's, is not used).

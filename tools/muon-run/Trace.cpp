@@ -29,6 +29,7 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
                                   int64_t size) {
   muon_rt_trace_stop();
   // One line per event: lane, start, end, name (names have no newlines).
+  std::string written;
   {
     std::ofstream part(partPath(path, rank));
     std::vector<char> name(256);
@@ -45,16 +46,23 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
       std::snprintf(times, sizeof times, "%d %.9f %.9f ", lane, start, end);
       part << times << name.data() << "\n";
     }
+    part.flush();
+    if (!part)
+      written = "rank " + std::to_string(rank) + " cannot write " +
+                partPath(path, rank) + ": " + std::strerror(errno);
   }
   muon_rt_barrier();
+  if (!written.empty())
+    return written;
   if (rank != 0)
     return "";
   std::vector<plan::TraceEvent> events;
   for (int64_t r = 0; r < size; ++r) {
     std::ifstream part(partPath(path, r));
     if (!part)
-      return "cannot read " + partPath(path, r) +
-             " (every rank must see the trace's directory)";
+      return "cannot read " + partPath(path, r) + ", which rank " +
+             std::to_string(r) +
+             " wrote (every rank must see the trace's directory)";
     std::string line;
     while (std::getline(part, line)) {
       std::istringstream in(line);

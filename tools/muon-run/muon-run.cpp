@@ -216,6 +216,15 @@ int usageError(const std::string &message) {
 
 /// The options' values, checked before anything runs. Returns "" or why.
 std::string validateOptions() {
+  // Said in muon-run's words, before MLIR's parser would say it at an
+  // unknown location without the reason.
+  if (input != "-") {
+    if (llvm::sys::fs::is_directory(input))
+      return "cannot read '" + input + "': it is a directory";
+    if (std::error_code ec =
+            llvm::sys::fs::access(input, llvm::sys::fs::AccessMode::Exist))
+      return "cannot read '" + input + "': " + ec.message();
+  }
   auto number = exactNumber;
   if (np.getNumOccurrences() && np < 1)
     return "--np must be >= 1, got " + std::to_string(np);
@@ -253,6 +262,11 @@ std::string validateOptions() {
            std::to_string(maxPrefetchBytes);
   if (transport != "mpi" && transport != "nccl")
     return "--transport must be mpi or nccl, got '" + transport + "'";
+  // Given but empty (`--trace=$FILE` with FILE unset) is a mistake, not
+  // "no trace".
+  for (const cl::opt<std::string> *path : {&traceFile, &dumpDir, &inject})
+    if (path->getNumOccurrences() && path->empty())
+      return "--" + path->ArgStr.str() + " needs a value; it is empty";
   // The environment's backend, forwarded to the ranks when --transport is
   // not given: checked as the option is.
   if (const char *env = std::getenv("MUON_RT_BACKEND");
@@ -339,7 +353,10 @@ int64_t checkInput(const Options &o, const std::string &scratch,
     return -1;
   int64_t ranks = spec->mesh.numRanks();
   object.key = objectKey(*module, o.optLevel);
-  std::string cachePath = cachedObjectPath(object.key);
+  std::string cacheNote;
+  std::string cachePath = cachedObjectPath(object.key, cacheNote);
+  if (!cacheNote.empty())
+    std::fprintf(stderr, "muon-run: note: %s\n", cacheNote.c_str());
   if (!cachePath.empty() && isReadableObject(cachePath, object.key)) {
     object.path = cachePath;
     object.cached = true;
@@ -352,8 +369,11 @@ int64_t checkInput(const Options &o, const std::string &scratch,
       return -1;
     }
     object.path = scratch;
-    if (!cachePath.empty())
-      storeInCache(scratch, cachePath);
+    if (!cachePath.empty() && !storeInCache(scratch, cachePath))
+      std::fprintf(stderr,
+                   "muon-run: note: cannot store the compiled step in the "
+                   "object cache as %s; the next run compiles it again\n",
+                   cachePath.c_str());
   }
   object.compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - start)

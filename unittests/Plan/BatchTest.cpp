@@ -1,9 +1,9 @@
 //===- BatchTest.cpp - Which steps of a round share a call ----------------===//
 //
 // plan::roundCalls on hand-checked rounds: level by level, steps with the
-// same kind, communicator axes and participating ranks form one call;
-// flat and weighted splits, and every step with batching off, are calls
-// alone.
+// same kind, communicator axes and participating ranks form one call,
+// whatever the split (chunk rule, weighted, flat); a flat split over one
+// rank (a reshape only) and every step with batching off are calls alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,7 +92,9 @@ TEST(RoundCalls, TpFsdpSecondLevelSplitsByTheGatheredCoordinate) {
   EXPECT_EQ(s[2].items, (Items{{0, 4}, {1, 4}, {2, 4}, {3, 4}}));
 }
 
-TEST(RoundCalls, WeightedAndFlatSplitsStaySingle) {
+TEST(RoundCalls, WeightedAndFlatSplitsJoinTheBatch) {
+  // A weighted and a flat split gather with per-member sizes, which a
+  // batch item carries: all four gathers over dp share one call.
   Mesh mesh{{"dp"}, {2}};
   Layout weighted = layoutOf({Placement::replicate()});
   weighted.storage.kind = layout::StorageKind::Dim;
@@ -106,13 +108,33 @@ TEST(RoundCalls, WeightedAndFlatSplitsStaySingle) {
       param({8, 4}, weighted, mesh, 0), param({3, 4}, flat, mesh, 1),
       param({8, 4}, layoutOf({Placement::shard(0)}), mesh, 0),
       param({6, 4}, layoutOf({Placement::shard(0)}), mesh, 1)};
-  EXPECT_FALSE(batchable(round[0].steps[0]));
-  EXPECT_FALSE(batchable(round[1].steps[0]));
+  EXPECT_TRUE(batchable(round[0].steps[0]));
+  EXPECT_TRUE(batchable(round[1].steps[0]));
   std::vector<RoundCall> g = calls(round, false);
-  ASSERT_EQ(g.size(), 3u);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].items, (Items{{0, 0}, {1, 0}, {2, 0}, {3, 0}}));
+}
+
+TEST(RoundCalls, AFlatSplitOverOneRankIsACallAlone) {
+  // Over [dp = 1] the flat gather only reshapes: no batch takes it.
+  Mesh mesh{{"dp"}, {1}};
+  Layout flat = layoutOf({Placement::replicate()});
+  flat.storage.kind = layout::StorageKind::Flat;
+  flat.storage.group.axis = 0;
+  flat.storage.group.setNumel({12, 8});
+  std::vector<Param> round;
+  for (int64_t member : {0, 1}) {
+    flat.storage.member = member;
+    round.push_back(
+        param(member ? std::vector<int64_t>{2, 4} : std::vector<int64_t>{3, 4},
+              flat, mesh, 0));
+  }
+  ASSERT_TRUE(round[0].steps[0].reshapeOnly);
+  EXPECT_FALSE(batchable(round[0].steps[0]));
+  std::vector<RoundCall> g = calls(round, false);
+  ASSERT_EQ(g.size(), 2u);
   EXPECT_EQ(g[0].items, (Items{{0, 0}}));
   EXPECT_EQ(g[1].items, (Items{{1, 0}}));
-  EXPECT_EQ(g[2].items, (Items{{2, 0}, {3, 0}}));
 }
 
 TEST(RoundCalls, HsdpBroadcastsShareOneCall) {

@@ -29,9 +29,11 @@ namespace plan {
 std::vector<int64_t> participants(const ParamPlan &plan, const CommStep &step,
                                   const std::vector<int64_t> &ownerCoords);
 
-/// Whether `step` may share a call with other parameters' steps: a rooted
-/// gather or scatter of a chunk-rule split (flat and weighted splits carry
-/// per-member sizes and stay single calls), or a broadcast to the replicas.
+/// Whether `step` may share a call with other parameters' steps (and, with
+/// prefetch, run asynchronously): a rooted gather or scatter of any split
+/// (chunk rule, weighted or flat: a batch item carries its own per-member
+/// sizes or weights), or a broadcast to the replicas. Not a step that is a
+/// reshape only (CommStep::reshapeOnly: no call at all).
 bool batchable(const CommStep &step);
 
 /// One parameter of a round.

@@ -910,6 +910,87 @@ func.func @f(%x: tensor<4x8xf32>) {
 // -----
 
 dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op has 1 arrays of sizes for 2 items (one per item; an empty one for the chunk rule)}}
+  %0:2 = dist.gather_batch %x, %x on @m axes [dp] dims [0, 0] roots [0, 1] sizes [array<i64: 4, 4, 4, 4>] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op has 3 arrays of weights for 2 items (one per item; an empty one for the chunk rule)}}
+  %0:2 = dist.scatter_batch %f, %f on @m axes [dp] dims [0, 0] roots [0, 1] weights [array<i64>, array<i64>, array<i64>] : (tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 1: takes `sizes` or `weights`, not both}}
+  %0:2 = dist.gather_batch %x, %x on @m axes [dp] dims [0, 0] roots [0, 1] sizes [array<i64>, array<i64: 4, 4, 4, 4>] weights [array<i64>, array<i64: 1, 1, 1, 1>] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: has 3 sizes for a group of 4 ranks}}
+  %0 = dist.gather_batch %x on @m axes [dp] dims [0] roots [0] sizes [array<i64: 4, 4, 8>] : (tensor<4x8xf32>) -> (tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: sizes add up to 15 but the full tensor has 16 along dimension 0}}
+  %0 = dist.gather_batch %u on @m axes [dp] dims [0] roots [0] sizes [array<i64: 4, 4, 4, 3>] : (tensor<?x8xf32>) -> (tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: sizes must be non-negative, got -1}}
+  %0 = dist.gather_batch %u on @m axes [dp] dims [0] roots [0] sizes [array<i64: 9, 8, 0, -1>] : (tensor<?x8xf32>) -> (tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 1: weights must be positive, got 0}}
+  %0:2 = dist.scatter_batch %f, %f on @m axes [dp] dims [0, 0] roots [0, 1] weights [array<i64>, array<i64: 1, 0, 1, 1>] : (tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<?x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 0: piece dimension 0 is static (4) but the weights give the ranks different pieces (2, 6, 4, 4); make it dynamic}}
+  %0 = dist.scatter_batch %f on @m axes [dp] dims [0] roots [0] weights [array<i64: 1, 3, 2, 2>] : (tensor<16x8xf32>) -> (tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: result dimension 1 has size 9 but the operand has 8}}
+  %0 = dist.gather_batch %u on @m axes [dp] dims [0] roots [0] sizes [array<i64: 4, 4, 4, 4>] : (tensor<?x8xf32>) -> (tensor<16x9xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
 func.func @f(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'dist.gather_batch' op item 1: result dimension 1 has size 17, but gathering 8 from each of 2 ranks gives 16}}
   %0:2 = dist.gather_batch %x, %x on @m axes [tp] dims [0, 1] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<4x17xf32>)

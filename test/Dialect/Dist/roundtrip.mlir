@@ -117,6 +117,11 @@ func.func @batches(%x: tensor<4x8xf32>, %y: tensor<8x2xf32>, %u: tensor<?x8xf32>
   // CHECK: %{{.*}}, %{{.*}} = dist.gather_batch %{{.*}} on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
   %2, %t = dist.gather_batch %x on @m axes [dp, tp] dims [0] roots [7] : (tensor<4x8xf32>) -> (tensor<32x8xf32>), !dist.token
   dist.wait %t
+  // Per-item sizes (a flat piece) and weights; an empty array: the chunk rule.
+  // CHECK: %{{.*}}:2 = dist.gather_batch %{{.*}}, %{{.*}} on @m axes [dp] dims [0, 0] roots [0, 1] sizes [array<i64: 9, 7, 0, 0>, array<i64>] : (tensor<?x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  %4:2 = dist.gather_batch %u, %x on @m axes [dp] dims [0, 0] roots [0, 1] sizes [array<i64: 9, 7, 0, 0>, array<i64>] : (tensor<?x8xf32>, tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>)
+  // CHECK: %{{.*}}:2 = dist.scatter_batch %{{.*}}, %{{.*}} on @m axes [dp] dims [0, 0] roots [3, 0] weights [array<i64>, array<i64: 1, 2, 1, 1>] : (tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<?x8xf32>)
+  %5:2 = dist.scatter_batch %full, %full on @m axes [dp] dims [0, 0] roots [3, 0] weights [array<i64>, array<i64: 1, 2, 1, 1>] : (tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<?x8xf32>)
   // CHECK: %{{.*}}:2 = dist.broadcast_batch %{{.*}}, %{{.*}} on @m axes [dp] roots [3, 0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
   %3:2 = dist.broadcast_batch %x, %y on @m axes [dp] roots [3, 0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> (tensor<4x8xf32>, tensor<8x2xf32>)
   // CHECK: dist.completed_token

@@ -285,32 +285,32 @@ static LogicalResult verifyCollectiveBase(Operation *op,
 /// Rooted gather/scatter with per-rank `sizes` or `weights` along `dim`:
 /// one entry per group rank; the full length (result of a gather, operand of
 /// a scatter) must match `sizes`; the piece is dynamic unless all sizes agree.
-static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
-                                         std::optional<ArrayRef<int64_t>> sizes,
-                                         std::optional<ArrayRef<int64_t>> weights,
-                                         bool pieceIsResult) {
+static LogicalResult
+verifyExplicitSplit(Operation *op, RankedTensorType in, RankedTensorType out,
+                    int64_t k, int64_t dim,
+                    std::optional<ArrayRef<int64_t>> sizes,
+                    std::optional<ArrayRef<int64_t>> weights,
+                    bool pieceIsResult, StringRef item = "") {
   if (sizes && weights)
-    return op->emitOpError("takes `sizes` or `weights`, not both");
+    return op->emitOpError() << item << "takes `sizes` or `weights`, not both";
   ArrayRef<int64_t> given = sizes ? *sizes : *weights;
   StringRef what = sizes ? "sizes" : "weights";
   if (static_cast<int64_t>(given.size()) != k)
-    return op->emitOpError("has ")
-           << given.size() << " " << what << " for a group of " << k
-           << " ranks";
+    return op->emitOpError() << item << "has " << given.size() << " " << what
+                             << " for a group of " << k << " ranks";
   for (int64_t v : given)
     if (sizes ? v < 0 : v <= 0)
-      return op->emitOpError(what)
+      return op->emitOpError()
+             << item << what
              << (sizes ? " must be non-negative" : " must be positive")
              << ", got " << v;
-  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto out = cast<RankedTensorType>(op->getResult(0).getType());
   RankedTensorType piece = pieceIsResult ? out : in;
   RankedTensorType full = pieceIsResult ? in : out;
   for (int64_t d = 0; d < in.getRank(); ++d) {
     if (d == dim)
       continue;
     if (failed(checkDim(op, d, in.getDimSize(d), out.getDimSize(d), k,
-                        DimRule::Same)))
+                        DimRule::Same, item)))
       return failure();
   }
   // Every rank's piece along `dim`: the sizes as given, or the weighted
@@ -321,18 +321,19 @@ static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
     int64_t total = 0;
     for (int64_t v : pieces) {
       if (v > layout::kMaxElements - total)
-        return op->emitOpError("sizes add up to more than 2^62");
+        return op->emitOpError() << item << "sizes add up to more than 2^62";
       total += v;
     }
     if (!full.isDynamicDim(dim) && full.getDimSize(dim) != total)
-      return op->emitOpError("sizes add up to ")
-             << total << " but the full tensor has " << full.getDimSize(dim)
+      return op->emitOpError()
+             << item << "sizes add up to " << total
+             << " but the full tensor has " << full.getDimSize(dim)
              << " along dimension " << dim;
   } else {
     std::vector<int64_t> w(weights->begin(), weights->end());
     if (std::string err = layout::verifyWeights(w, k, "`weights`");
         !err.empty())
-      return op->emitOpError(err);
+      return op->emitOpError() << item << err;
     if (full.isDynamicDim(dim))
       return success();
     pieces = layout::chunkSizes(full.getDimSize(dim), k, w);
@@ -347,15 +348,15 @@ static LogicalResult verifyExplicitSplit(Operation *op, int64_t k, int64_t dim,
       shown += (i ? ", " : "") + std::to_string(pieces[i]);
     if (pieces.size() > 8)
       shown += ", ...";
-    return op->emitOpError("piece dimension ")
-           << dim << " is static (" << p << ") but the " << what
-           << " give the ranks different pieces (" << shown
-           << "); make it dynamic";
+    return op->emitOpError()
+           << item << "piece dimension " << dim << " is static (" << p
+           << ") but the " << what << " give the ranks different pieces ("
+           << shown << "); make it dynamic";
   }
   if (pieces.front() != p)
-    return op->emitOpError("piece dimension ")
-           << dim << " is static (" << p << ") but the " << what
-           << " give every rank " << pieces.front();
+    return op->emitOpError()
+           << item << "piece dimension " << dim << " is static (" << p
+           << ") but the " << what << " give every rank " << pieces.front();
   return success();
 }
 
@@ -500,8 +501,9 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   int64_t dim = getScatterDim();
   if (getSizes() || getWeights())
-    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
-                               getWeights(), /*pieceIsResult=*/true);
+    return verifyExplicitSplit(
+        *this, getInput().getType(), getResult().getType(), g->groupSize, dim,
+        getSizes(), getWeights(), /*pieceIsResult=*/true);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
     return d == dim ? DimRule::Scatter : DimRule::Same;
   });
@@ -537,8 +539,9 @@ LogicalResult GatherOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   int64_t dim = getGatherDim();
   if (getSizes() || getWeights())
-    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
-                               getWeights(), /*pieceIsResult=*/false);
+    return verifyExplicitSplit(
+        *this, getInput().getType(), getResult().getType(), g->groupSize, dim,
+        getSizes(), getWeights(), /*pieceIsResult=*/false);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
     return d == dim ? DimRule::Gather : DimRule::Same;
   });
@@ -554,8 +557,9 @@ LogicalResult ScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   int64_t dim = getScatterDim();
   if (getSizes() || getWeights())
-    return verifyExplicitSplit(*this, g->groupSize, dim, getSizes(),
-                               getWeights(), /*pieceIsResult=*/true);
+    return verifyExplicitSplit(
+        *this, getInput().getType(), getResult().getType(), g->groupSize, dim,
+        getSizes(), getWeights(), /*pieceIsResult=*/true);
   return verifyCollectiveShapes(*this, g->groupSize, [&](int64_t d) {
     return d == dim ? DimRule::Scatter : DimRule::Same;
   });
@@ -568,6 +572,62 @@ static int64_t itemDim(BroadcastBatchOp, size_t) { return -1; }
 static size_t dimCount(GatherBatchOp op) { return op.getDims().size(); }
 static size_t dimCount(ScatterBatchOp op) { return op.getDims().size(); }
 static size_t dimCount(BroadcastBatchOp op) { return op.getInputs().size(); }
+
+/// Item `i` of a batch's per-item `sizes` or `weights` (nullopt when the
+/// op has none, the item's array is empty, or there is no item `i`).
+static std::optional<ArrayRef<int64_t>> itemList(std::optional<ArrayAttr> lists,
+                                                 size_t i) {
+  if (!lists || i >= lists->size())
+    return std::nullopt;
+  auto list = dyn_cast<DenseI64ArrayAttr>((*lists)[i]);
+  if (!list || list.empty())
+    return std::nullopt;
+  return list.asArrayRef();
+}
+
+#define MUON_BATCH_ITEM_LISTS(Op)                                              \
+  std::optional<ArrayRef<int64_t>> Op::getItemSizes(size_t i) {                \
+    return itemList(getSizes(), i);                                            \
+  }                                                                            \
+  std::optional<ArrayRef<int64_t>> Op::getItemWeights(size_t i) {              \
+    return itemList(getWeights(), i);                                          \
+  }
+MUON_BATCH_ITEM_LISTS(GatherBatchOp)
+MUON_BATCH_ITEM_LISTS(ScatterBatchOp)
+#undef MUON_BATCH_ITEM_LISTS
+
+/// Per-item `sizes` / `weights` of a batch: one array per item.
+static LogicalResult verifyItemLists(Operation *op, size_t n,
+                                     std::optional<ArrayAttr> lists,
+                                     StringRef what) {
+  if (lists && lists->size() != n)
+    return op->emitOpError("has ")
+           << lists->size() << " arrays of " << what << " for " << n
+           << " items (one per item; an empty one for the chunk rule)";
+  return success();
+}
+static LogicalResult verifyItemLists(GatherBatchOp op, size_t n) {
+  return success(succeeded(verifyItemLists(op, n, op.getSizes(), "sizes")) &&
+                 succeeded(verifyItemLists(op, n, op.getWeights(), "weights")));
+}
+static LogicalResult verifyItemLists(ScatterBatchOp op, size_t n) {
+  return success(succeeded(verifyItemLists(op, n, op.getSizes(), "sizes")) &&
+                 succeeded(verifyItemLists(op, n, op.getWeights(), "weights")));
+}
+static LogicalResult verifyItemLists(BroadcastBatchOp, size_t) {
+  return success();
+}
+
+/// Item `i`'s explicit split (a broadcast item has none).
+template <typename BatchOp>
+static std::pair<std::optional<ArrayRef<int64_t>>,
+                 std::optional<ArrayRef<int64_t>>>
+itemSplit(BatchOp op, size_t i) {
+  if constexpr (std::is_same_v<BatchOp, BroadcastBatchOp>)
+    return {std::nullopt, std::nullopt};
+  else
+    return {op.getItemSizes(i), op.getItemWeights(i)};
+}
 
 /// Mesh-independent checks of a batch: one dim and root per item, and each
 /// item a valid rooted collective on its own.
@@ -586,6 +646,8 @@ static LogicalResult verifyBatch(BatchOp op) {
     return op.emitOpError("has ")
            << n << " items but " << dimCount(op) << " dims and "
            << op.getRoots().size() << " roots";
+  if (failed(verifyItemLists(op, n)))
+    return failure();
   for (size_t i = 0; i < n; ++i) {
     SmallVector<int64_t> dims;
     if (!isa<BroadcastBatchOp>(op.getOperation()))
@@ -611,11 +673,20 @@ static LogicalResult verifyBatchSymbolUses(BatchOp op, DimRule splitRule,
   for (size_t i = 0; i < op.getInputs().size(); ++i) {
     std::string item = "item " + std::to_string(i) + ": ";
     int64_t dim = itemDim(op, i);
-    if (failed(verifyRoot(op, op.getRoots()[i], g->groupSize, item)) ||
-        failed(verifyCollectiveShapes(
-            op, cast<RankedTensorType>(op.getInputs()[i].getType()),
-            cast<RankedTensorType>(op.getResults()[i].getType()),
-            g->groupSize,
+    auto in = cast<RankedTensorType>(op.getInputs()[i].getType());
+    auto out = cast<RankedTensorType>(op.getResults()[i].getType());
+    if (failed(verifyRoot(op, op.getRoots()[i], g->groupSize, item)))
+      return failure();
+    auto [sizes, weights] = itemSplit(op, i);
+    if (sizes || weights) {
+      if (failed(verifyExplicitSplit(
+              op, in, out, g->groupSize, dim, sizes, weights,
+              /*pieceIsResult=*/splitRule == DimRule::Scatter, item)))
+        return failure();
+      continue;
+    }
+    if (failed(verifyCollectiveShapes(
+            op, in, out, g->groupSize,
             [&](int64_t d) { return d == dim ? splitRule : DimRule::Same; },
             item)))
       return failure();

@@ -167,6 +167,9 @@ private:
     std::vector<plan::RoundCall> calls; // plan::roundCalls, level order
     size_t next = 0;                    // the first call not issued
     SmallVector<Value> tokens;          // issued, not yet waited on
+    /// Flat gathers in flight: the element range each brings becomes its
+    /// matrix (of this type) once the wait is passed.
+    SmallVector<std::pair<ParamState *, RankedTensorType>> reshapes;
     bool done() const { return next == calls.size(); }
   };
 
@@ -360,20 +363,50 @@ private:
         steps.push_back(&items.back()->steps[j]);
       }
       bool async = prefetch > 0 && plan::batchable(*steps.front());
-      if (items.size() == 1) {
-        SmallVector<Value> xt =
-            emitStep(*items[0], *steps[0], items[0]->x, async);
-        items[0]->x = xt[0];
-        if (async)
-          ph.tokens.push_back(xt[1]);
-        continue;
-      }
-      SmallVector<Value> xs = batchStep(items, steps, async);
+      SmallVector<Value> xs =
+          items.size() == 1 ? emitStep(*items[0], *steps[0], items[0]->x, async)
+                            : batchStep(items, steps, async);
       if (async)
         ph.tokens.push_back(xs.pop_back_val());
-      for (auto [s, x] : llvm::zip(items, xs))
+      for (auto [s, c, x] : llvm::zip(items, steps, xs)) {
         s->x = x;
+        if (!flatGather(*c))
+          continue;
+        if (async)
+          ph.reshapes.push_back({s, localOf(*s, c->to)});
+        else
+          s->x = toMatrix(x, localOf(*s, c->to));
+      }
     }
+  }
+
+  /// A gather of a flat split: it brings the element range, which becomes
+  /// the matrix after it (after its wait when it is asynchronous).
+  static bool flatGather(const plan::CommStep &c) {
+    return c.kind == plan::CommStep::Kind::Gather &&
+           c.split == Split::Kind::Flat;
+  }
+
+  /// What the collective of step `c` yields: the data of its `to` layout,
+  /// as the element range for a flat gather.
+  RankedTensorType yielded(const ParamState &s, const plan::CommStep &c) {
+    RankedTensorType t = localOf(s, c.to);
+    if (!flatGather(c))
+      return t;
+    return RankedTensorType::get({t.getNumElements()}, t.getElementType());
+  }
+
+  /// What the collective of step `c` takes of `x`: the element range of a
+  /// flat scatter's matrix, else `x`.
+  Value taken(const plan::CommStep &c, Value x) {
+    if (c.kind != plan::CommStep::Kind::Scatter || c.split != Split::Kind::Flat)
+      return x;
+    auto t = cast<RankedTensorType>(x.getType());
+    return tensor::CollapseShapeOp::create(b, loc, x, allDims(t.getRank()));
+  }
+
+  Value toMatrix(Value flat, RankedTensorType t) {
+    return tensor::ExpandShapeOp::create(b, loc, t, flat, allDims(t.getRank()));
   }
 
   /// Every call of the phase issued and waited for.
@@ -387,6 +420,9 @@ private:
     if (!ph.tokens.empty())
       dist::WaitOp::create(b, loc, ph.tokens);
     ph.tokens.clear();
+    for (auto [s, t] : ph.reshapes)
+      s->x = toMatrix(s->x, t);
+    ph.reshapes.clear();
   }
 
   /// The ranks that take part in step `c` of `s`: null when all do.
@@ -524,7 +560,7 @@ private:
   /// ranks that skip it.
   SmallVector<Value> emitStep(const ParamState &s, const plan::CommStep &c,
                               Value x, bool async = false) {
-    RankedTensorType resultT = localOf(s, c.to);
+    RankedTensorType resultT = yielded(s, c);
     Type token = async ? dist::TokenType::get(b.getContext()) : Type();
     SmallVector<Type> types{resultT};
     if (async)
@@ -538,7 +574,7 @@ private:
       case plan::CommStep::Kind::NewtonSchulz:
         return {orthogonaliseBlocks(s, x)};
       case plan::CommStep::Kind::Scatter:
-        return scatterStep(c, x, resultT, token);
+        return scatterStep(c, taken(c, x), resultT, token);
       case plan::CommStep::Kind::Broadcast:
         return SmallVector<Value>(
             dist::BroadcastOp::create(b, loc, x.getType(), token, x, meshRef,
@@ -562,12 +598,20 @@ private:
     SmallVector<Type> types;
     SmallVector<Value> inputs;
     SmallVector<int64_t> dims, roots;
+    SmallVector<Attribute> sizes, weights;
+    bool anySizes = false, anyWeights = false;
     for (auto [s, c] : llvm::zip(items, steps)) {
-      types.push_back(localOf(*s, c->to));
-      inputs.push_back(s->x);
+      types.push_back(yielded(*s, *c));
+      inputs.push_back(taken(*c, s->x));
       dims.push_back(c->dim);
       roots.push_back(c->root);
+      sizes.push_back(b.getDenseI64ArrayAttr(c->sizes));
+      weights.push_back(b.getDenseI64ArrayAttr(c->weights));
+      anySizes |= !c->sizes.empty();
+      anyWeights |= !c->weights.empty();
     }
+    ArrayAttr sizesAttr = anySizes ? b.getArrayAttr(sizes) : ArrayAttr();
+    ArrayAttr weightsAttr = anyWeights ? b.getArrayAttr(weights) : ArrayAttr();
     Type token = async ? dist::TokenType::get(b.getContext()) : Type();
     SmallVector<Type> all(types);
     if (async)
@@ -575,15 +619,15 @@ private:
     return where(participating(*items.front(), first), all, {}, [&] {
       Operation *op;
       if (first.kind == plan::CommStep::Kind::Gather)
-        op = dist::GatherBatchOp::create(b, loc, types, token, inputs,
-                                         meshRef, axisNames(first.axes),
-                                         b.getDenseI64ArrayAttr(dims),
-                                         b.getDenseI64ArrayAttr(roots));
+        op = dist::GatherBatchOp::create(
+            b, loc, types, token, inputs, meshRef, axisNames(first.axes),
+            b.getDenseI64ArrayAttr(dims), b.getDenseI64ArrayAttr(roots),
+            sizesAttr, weightsAttr);
       else if (first.kind == plan::CommStep::Kind::Scatter)
-        op = dist::ScatterBatchOp::create(b, loc, types, token, inputs,
-                                          meshRef, axisNames(first.axes),
-                                          b.getDenseI64ArrayAttr(dims),
-                                          b.getDenseI64ArrayAttr(roots));
+        op = dist::ScatterBatchOp::create(
+            b, loc, types, token, inputs, meshRef, axisNames(first.axes),
+            b.getDenseI64ArrayAttr(dims), b.getDenseI64ArrayAttr(roots),
+            sizesAttr, weightsAttr);
       else
         op = dist::BroadcastBatchOp::create(b, loc, types, token, inputs,
                                             meshRef, axisNames(first.axes),
@@ -758,55 +802,32 @@ private:
         .getResult();
   }
 
-  /// A gather step: its result, and its token when `token` is a type (a
-  /// flat split is never asynchronous: plan::batchable).
+  /// A gather step: its result (a flat split's element range: the caller
+  /// makes it the matrix), and its token when `token` is a type.
   SmallVector<Value> gatherStep(const plan::CommStep &s, Value x,
                                 RankedTensorType resultT, Type token) {
-    IntegerAttr root = b.getI64IntegerAttr(s.root);
-    if (s.split != Split::Kind::Flat)
-      return SmallVector<Value>(
-          dist::GatherOp::create(b, loc, resultT, token, x, meshRef,
-                                 axisNames(s.axes), b.getI64IntegerAttr(s.dim),
-                                 root, DenseI64ArrayAttr(),
-                                 arrayOrNull(b, s.weights))
-              ->getResults());
-    assert(!token && "flat splits are gathered synchronously");
-    auto flatT = RankedTensorType::get({resultT.getNumElements()},
-                                       resultT.getElementType());
-    // Over one rank the element range is already the whole matrix.
-    Value flat = s.reshapeOnly
-                     ? castTo(x, flatT)
-                     : dist::GatherOp::create(
-                           b, loc, flatT, Type(), x, meshRef, axisNames(s.axes),
-                           b.getI64IntegerAttr(0), root,
-                           arrayOrNull(b, s.sizes), DenseI64ArrayAttr())
-                           .getResult();
-    return {tensor::ExpandShapeOp::create(b, loc, resultT, flat,
-                                          allDims(resultT.getRank()))};
+    if (s.reshapeOnly) // over one rank the range is the whole matrix
+      return {castTo(x, resultT)};
+    return SmallVector<Value>(
+        dist::GatherOp::create(
+            b, loc, resultT, token, x, meshRef, axisNames(s.axes),
+            b.getI64IntegerAttr(s.dim), b.getI64IntegerAttr(s.root),
+            arrayOrNull(b, s.sizes), arrayOrNull(b, s.weights))
+            ->getResults());
   }
 
-  /// A scatter step: its result, and its token when `token` is a type.
+  /// A scatter step of `o` (a flat split's element range: taken()): its
+  /// result, and its token when `token` is a type.
   SmallVector<Value> scatterStep(const plan::CommStep &s, Value o,
                                  RankedTensorType resultT, Type token) {
-    IntegerAttr root = b.getI64IntegerAttr(s.root);
-    if (s.split != Split::Kind::Flat)
-      return SmallVector<Value>(
-          dist::ScatterOp::create(b, loc, resultT, token, o, meshRef,
-                                  axisNames(s.axes), b.getI64IntegerAttr(s.dim),
-                                  root, DenseI64ArrayAttr(),
-                                  arrayOrNull(b, s.weights))
-              ->getResults());
-    assert(!token && "flat splits are scattered synchronously");
-    auto full = cast<RankedTensorType>(o.getType());
-    Value flat = tensor::CollapseShapeOp::create(b, loc, o,
-                                                 allDims(full.getRank()));
     if (s.reshapeOnly)
-      return {castTo(flat, resultT)};
-    return {dist::ScatterOp::create(b, loc, resultT, Type(), flat, meshRef,
-                                    axisNames(s.axes), b.getI64IntegerAttr(0),
-                                    root, arrayOrNull(b, s.sizes),
-                                    DenseI64ArrayAttr())
-                .getResult()};
+      return {castTo(o, resultT)};
+    return SmallVector<Value>(
+        dist::ScatterOp::create(
+            b, loc, resultT, token, o, meshRef, axisNames(s.axes),
+            b.getI64IntegerAttr(s.dim), b.getI64IntegerAttr(s.root),
+            arrayOrNull(b, s.sizes), arrayOrNull(b, s.weights))
+            ->getResults());
   }
 
   static SmallVector<ReassociationIndices> allDims(int64_t rank) {

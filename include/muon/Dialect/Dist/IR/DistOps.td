@@ -220,13 +220,24 @@ class Dist_BatchOp<string mnemonic>
                          AttrSizedResultSegments]> {
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
                        FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
-                       DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$roots);
+                       DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$roots,
+                       OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
+                           "one i64 array per item">>:$sizes,
+                       OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
+                           "one i64 array per item">>:$weights);
   let results = (outs Variadic<AnyRankedTensor>:$results,
                       Optional<Dist_TokenType>:$token);
   let assemblyFormat = "$inputs `on` $mesh `axes` custom<AxisList>($axes) "
-      "`dims` $dims `roots` $roots attr-dict `:` `(` type($inputs) `)` `->` "
+      "`dims` $dims `roots` $roots (`sizes` $sizes^)? (`weights` $weights^)? "
+      "attr-dict `:` `(` type($inputs) `)` `->` "
       "`(` type($results) `)` (`,` type($token)^)?";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Item `i`'s explicit `sizes` / `weights` (nullopt: none given, the
+    /// chunk rule).
+    std::optional<::llvm::ArrayRef<int64_t>> getItemSizes(size_t i);
+    std::optional<::llvm::ArrayRef<int64_t>> getItemWeights(size_t i);
+  }];
   code batchDescription = [{
     Item `i` (operand `i`, result `i`, `dims[i]`, `roots[i]`) means what
     the rooted op with that operand, result, dim and root means, with the
@@ -236,6 +247,11 @@ class Dist_BatchOp<string mnemonic>
     latency instead of k. Every member issues the op with the same items in
     the same order (the SPMD rule); items may have different shapes, dims
     and roots. With a `!dist.token` result the op is asynchronous.
+
+    `sizes` and `weights`, when present, hold one array per item: the
+    item's `sizes` or `weights` as the rooted op takes them (an empty array:
+    the chunk rule), e.g. `sizes [array<i64: 10, 2>, array<i64>]` for a
+    flat-storage item and a chunk-rule one. An item takes one of the two.
   }];
 }
 
