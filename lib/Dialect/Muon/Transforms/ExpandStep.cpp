@@ -570,11 +570,11 @@ private:
       case plan::CommStep::Kind::ReduceGrad:
         llvm_unreachable("gradient reductions come first");
       case plan::CommStep::Kind::Gather:
-        return gatherStep(c, x, resultT, token);
+        return rootedStep<dist::GatherOp>(c, x, resultT, token);
       case plan::CommStep::Kind::NewtonSchulz:
         return {orthogonaliseBlocks(s, x)};
       case plan::CommStep::Kind::Scatter:
-        return scatterStep(c, taken(c, x), resultT, token);
+        return rootedStep<dist::ScatterOp>(c, taken(c, x), resultT, token);
       case plan::CommStep::Kind::Broadcast:
         return SmallVector<Value>(
             dist::BroadcastOp::create(b, loc, x.getType(), token, x, meshRef,
@@ -802,31 +802,19 @@ private:
         .getResult();
   }
 
-  /// A gather step: its result (a flat split's element range: the caller
-  /// makes it the matrix), and its token when `token` is a type.
-  SmallVector<Value> gatherStep(const plan::CommStep &s, Value x,
+  /// A gather (`Op` = dist::GatherOp) or scatter (dist::ScatterOp) step of
+  /// `x`: its result, and its token when `token` is a type. A flat split
+  /// moves the element range: a gather's result becomes the matrix at its
+  /// caller, a scatter takes the range (taken()).
+  template <typename Op>
+  SmallVector<Value> rootedStep(const plan::CommStep &s, Value x,
                                 RankedTensorType resultT, Type token) {
     if (s.reshapeOnly) // over one rank the range is the whole matrix
       return {castTo(x, resultT)};
     return SmallVector<Value>(
-        dist::GatherOp::create(
-            b, loc, resultT, token, x, meshRef, axisNames(s.axes),
-            b.getI64IntegerAttr(s.dim), b.getI64IntegerAttr(s.root),
-            arrayOrNull(b, s.sizes), arrayOrNull(b, s.weights))
-            ->getResults());
-  }
-
-  /// A scatter step of `o` (a flat split's element range: taken()): its
-  /// result, and its token when `token` is a type.
-  SmallVector<Value> scatterStep(const plan::CommStep &s, Value o,
-                                 RankedTensorType resultT, Type token) {
-    if (s.reshapeOnly)
-      return {castTo(o, resultT)};
-    return SmallVector<Value>(
-        dist::ScatterOp::create(
-            b, loc, resultT, token, o, meshRef, axisNames(s.axes),
-            b.getI64IntegerAttr(s.dim), b.getI64IntegerAttr(s.root),
-            arrayOrNull(b, s.sizes), arrayOrNull(b, s.weights))
+        Op::create(b, loc, resultT, token, x, meshRef, axisNames(s.axes),
+                   b.getI64IntegerAttr(s.dim), b.getI64IntegerAttr(s.root),
+                   arrayOrNull(b, s.sizes), arrayOrNull(b, s.weights))
             ->getResults());
   }
 
