@@ -397,7 +397,6 @@ public:
       // A reshape only: an op of no instance, which takes no time and is
       // no call.
       Op op = s.reshapeOnly ? Op() : collective(p, s, oc, naive);
-      op.bytesPerElement = model.bytesPerElement;
       std::string what = describe(s, mesh);
       if (naive && s.kind == CommStep::Kind::Gather) {
         what = "all_gather";

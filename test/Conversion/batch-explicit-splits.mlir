@@ -25,3 +25,21 @@ func.func @f(%piece: tensor<?xf32>, %rows: tensor<?x4xf32>, %x: tensor<4x4xf32>)
   %r:3 = dist.gather_batch %piece, %rows, %x on @m axes [dp] dims [0, 0, 0] roots [0, 1, 1] sizes [array<i64: 10, 2>, array<i64>, array<i64>] weights [array<i64>, array<i64: 1, 3>, array<i64>] : (tensor<?xf32>, tensor<?x4xf32>, tensor<4x4xf32>) -> (tensor<12xf32>, tensor<8x4xf32>, tensor<8x4xf32>)
   return %r#0, %r#1, %r#2 : tensor<12xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// A scatter item with sizes: its dynamic result is sized from the constant
+// table at the member's index, with no exchange at run time (no
+// muon_rt_root_dim, no muon_rt_member_dims).
+// CHECK-LABEL: func.func @scatter
+// CHECK: %[[B:.*]] = call @muon_rt_batch_begin
+// CHECK: %[[T:.*]] = memref.get_global @[[SIZES]]
+// CHECK: %[[R:.*]] = call @muon_rt_comm_rank
+// CHECK: memref.load
+// CHECK: memref.alloc
+// CHECK-NOT: muon_rt_root_dim
+// CHECK-NOT: muon_rt_member_dims
+// CHECK: call @muon_rt_batch_item(%[[B]],
+// CHECK: call @muon_rt_batch_end(%[[B]],
+func.func @scatter(%full: tensor<12xf32>) -> tensor<?xf32> {
+  %r = dist.scatter_batch %full on @m axes [dp] dims [0] roots [0] sizes [array<i64: 10, 2>] : (tensor<12xf32>) -> (tensor<?xf32>)
+  return %r : tensor<?xf32>
+}

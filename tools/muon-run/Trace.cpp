@@ -14,16 +14,19 @@
 using namespace muon;
 using namespace muon::run;
 
-void muon::run::startTrace() {
-  muon_rt_barrier();
-  muon_rt_trace_start();
-}
-
 namespace {
 std::string partPath(const std::string &path, int64_t rank) {
   return path + ".rank" + std::to_string(rank) + ".part";
 }
 } // namespace
+
+void muon::run::startTrace(const std::string &path, int64_t rank) {
+  // A part an earlier run left would pass for this run's when its rank
+  // cannot write: each rank removes its own first.
+  std::remove(partPath(path, rank).c_str());
+  muon_rt_barrier();
+  muon_rt_trace_start();
+}
 
 std::string muon::run::writeTrace(const std::string &path, int64_t rank,
                                   int64_t size) {
@@ -32,6 +35,8 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
   std::string written;
   {
     std::ofstream part(partPath(path, rank));
+    // The cause read now: errno means nothing after the loop below.
+    std::string cause = part ? "" : std::strerror(errno);
     std::vector<char> name(256);
     for (int64_t i = 0, n = muon_rt_trace_count(); i < n; ++i) {
       int32_t lane = 0;
@@ -49,7 +54,8 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
     part.flush();
     if (!part)
       written = "rank " + std::to_string(rank) + " cannot write " +
-                partPath(path, rank) + ": " + std::strerror(errno);
+                partPath(path, rank) + ": " +
+                (cause.empty() ? "the write failed" : cause);
   }
   muon_rt_barrier();
   if (!written.empty())
@@ -60,9 +66,10 @@ std::string muon::run::writeTrace(const std::string &path, int64_t rank,
   for (int64_t r = 0; r < size; ++r) {
     std::ifstream part(partPath(path, r));
     if (!part)
-      return "cannot read " + partPath(path, r) + ", which rank " +
+      return "cannot read " + partPath(path, r) + " (rank " +
              std::to_string(r) +
-             " wrote (every rank must see the trace's directory)";
+             " could not write it, or this rank does not see its "
+             "directory: every rank must see the trace's directory)";
     std::string line;
     while (std::getline(part, line)) {
       std::istringstream in(line);

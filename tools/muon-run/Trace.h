@@ -9,9 +9,10 @@
 namespace muon {
 namespace run {
 
-/// Starts recording on every rank (after a barrier, so that the ranks'
+/// Starts recording on every rank, having removed any part of `path` an
+/// earlier run left for `rank` (after a barrier, so that the ranks'
 /// clocks start together).
-void startTrace();
+void startTrace(const std::string &path, int64_t rank);
 
 /// Stops recording, and writes every rank's events to `path` as Chrome
 /// trace JSON (the format of muon-timeline): each rank writes its part next

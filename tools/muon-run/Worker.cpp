@@ -322,7 +322,7 @@ int muon::run::runWorker(const Options &o, int *argc, char ***argv) {
   job.initialise();
   muon_rt_reset_counters();
   if (!o.traceFile.empty())
-    startTrace();
+    startTrace(o.traceFile, rank);
   for (int64_t t = 0; t < o.steps; ++t)
     job.step(*entry, t);
   bool traceFailed = false;

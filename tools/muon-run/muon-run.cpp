@@ -219,11 +219,16 @@ std::string validateOptions() {
   // Said in muon-run's words, before MLIR's parser would say it at an
   // unknown location without the reason.
   if (input != "-") {
+    int fd = -1;
     if (llvm::sys::fs::is_directory(input))
       return "cannot read '" + input + "': it is a directory";
     if (std::error_code ec =
             llvm::sys::fs::access(input, llvm::sys::fs::AccessMode::Exist))
       return "cannot read '" + input + "': " + ec.message();
+    if (std::error_code ec = llvm::sys::fs::openFileForRead(input, fd)) {
+      return "cannot read '" + input + "': " + ec.message();
+    }
+    ::close(fd);
   }
   auto number = exactNumber;
   if (np.getNumOccurrences() && np < 1)

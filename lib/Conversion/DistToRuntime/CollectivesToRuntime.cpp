@@ -113,7 +113,7 @@ static bool batchFindsExtentsAtRunTime(BatchOp op, bool gathering) {
       continue;
     Value v = gathering ? op.getResults()[i] : op.getInputs()[i];
     if (runTimeExtents(cast<ShapedType>(v.getType()).getDimSize(dim),
-                       op.getItemSizes(i)))
+                       op.getItemSplit(i).first))
       return true;
   }
   return false;
@@ -469,16 +469,6 @@ int64_t itemDim(GatherBatchOp op, size_t i) { return op.getDims()[i]; }
 int64_t itemDim(ScatterBatchOp op, size_t i) { return op.getDims()[i]; }
 int64_t itemDim(BroadcastBatchOp, size_t) { return -1; }
 
-/// A batch item's explicit sizes and weights (none for a broadcast item).
-template <typename BatchOp>
-std::pair<std::optional<ArrayRef<int64_t>>, std::optional<ArrayRef<int64_t>>>
-itemSplit(BatchOp op, size_t i) {
-  if constexpr (std::is_same_v<BatchOp, BroadcastBatchOp>)
-    return {std::nullopt, std::nullopt};
-  else
-    return {op.getItemSizes(i), op.getItemWeights(i)};
-}
-
 /// dist.gather_batch / dist.scatter_batch / dist.broadcast_batch: one batch
 /// of runtime items ended by one exchange (muon_rt_batch_begin,
 /// muon_rt_batch_item per item, muon_rt_batch_end). Each item's extents and
@@ -511,7 +501,7 @@ struct BatchToRuntime : DistPattern<BatchOp> {
       CollectiveLowering::Extents ext;
       if (dim >= 0) {
         int64_t length = Gathering ? outT.getDimSize(dim) : inT.getDimSize(dim);
-        auto [sizes, weights] = itemSplit(op, i);
+        auto [sizes, weights] = op.getItemSplit(i);
         ext = l.extents(rewriter, loc, op, input, dim, Gathering, length, sizes,
                         weights, rootOfOperand);
       } else {

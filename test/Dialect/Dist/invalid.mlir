@@ -991,6 +991,60 @@ func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>) {
 // -----
 
 dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 0: result dimension 0 is static (4) but the operand size is dynamic; make it dynamic too}}
+  %0 = dist.scatter_batch %u on @m axes [dp] dims [0] roots [0] weights [array<i64: 1, 3, 2, 2>] : (tensor<?x8xf32>) -> (tensor<4x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dist.scatter' op result dimension 0 is static (4) but the operand size is dynamic; make it dynamic too}}
+  %0 = dist.scatter %u on @m axes [dp] dim 0 root 0 weights [1, 1, 1, 1] : tensor<?x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 1: has 2 weights for a group of 4 ranks}}
+  %0:2 = dist.scatter_batch %f, %f on @m axes [dp] dims [0, 0] roots [0, 1] weights [array<i64>, array<i64: 1, 3>] : (tensor<16x8xf32>, tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<?x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: piece dimension 0 is static (3) but the sizes give every rank 4}}
+  %0 = dist.gather_batch %y on @m axes [dp] dims [0] roots [0] sizes [array<i64: 4, 4, 4, 4>] : (tensor<3x8xf32>) -> (tensor<16x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%x: tensor<4x8xf32>, %u: tensor<?x8xf32>, %f: tensor<16x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{'dist.gather_batch' op item 0: sizes add up to more than 2^62}}
+  %0 = dist.gather_batch %u on @m axes [dp] dims [0] roots [0] sizes [array<i64: 4611686018427387904, 1, 0, 0>] : (tensor<?x8xf32>) -> (tensor<?x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
+func.func @f(%f: tensor<16x8xf32>) {
+  // expected-error @+1 {{'dist.scatter_batch' op item 0: `weights` has weights summing past 2^31; weights are proportions, scale them down}}
+  %0 = dist.scatter_batch %f on @m axes [dp] dims [0] roots [0] weights [array<i64: 2147483647, 1, 1, 1>] : (tensor<16x8xf32>) -> (tensor<?x8xf32>)
+  return
+}
+
+// -----
+
+dist.mesh @m [dp = 4, tp = 2]
 func.func @f(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'dist.gather_batch' op item 1: result dimension 1 has size 17, but gathering 8 from each of 2 ranks gives 16}}
   %0:2 = dist.gather_batch %x, %x on @m axes [tp] dims [0, 1] roots [0, 1] : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<4x17xf32>)

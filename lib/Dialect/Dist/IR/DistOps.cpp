@@ -334,8 +334,16 @@ verifyExplicitSplit(Operation *op, RankedTensorType in, RankedTensorType out,
     if (std::string err = layout::verifyWeights(w, k, "`weights`");
         !err.empty())
       return op->emitOpError() << item << err;
-    if (full.isDynamicDim(dim))
+    if (full.isDynamicDim(dim)) {
+      // The chunk rule's own check (checkDim): a scatter's static piece of
+      // an operand whose size is unknown is not well defined.
+      if (pieceIsResult && !piece.isDynamicDim(dim))
+        return op->emitOpError()
+               << item << "result dimension " << dim << " is static ("
+               << piece.getDimSize(dim)
+               << ") but the operand size is dynamic; make it dynamic too";
       return success();
+    }
     pieces = layout::chunkSizes(full.getDimSize(dim), k, w);
   }
   if (piece.isDynamicDim(dim))
@@ -585,16 +593,14 @@ static std::optional<ArrayRef<int64_t>> itemList(std::optional<ArrayAttr> lists,
   return list.asArrayRef();
 }
 
-#define MUON_BATCH_ITEM_LISTS(Op)                                              \
-  std::optional<ArrayRef<int64_t>> Op::getItemSizes(size_t i) {                \
-    return itemList(getSizes(), i);                                            \
-  }                                                                            \
-  std::optional<ArrayRef<int64_t>> Op::getItemWeights(size_t i) {              \
-    return itemList(getWeights(), i);                                          \
-  }
-MUON_BATCH_ITEM_LISTS(GatherBatchOp)
-MUON_BATCH_ITEM_LISTS(ScatterBatchOp)
-#undef MUON_BATCH_ITEM_LISTS
+std::pair<std::optional<ArrayRef<int64_t>>, std::optional<ArrayRef<int64_t>>>
+GatherBatchOp::getItemSplit(size_t i) {
+  return {itemList(getSizes(), i), itemList(getWeights(), i)};
+}
+std::pair<std::optional<ArrayRef<int64_t>>, std::optional<ArrayRef<int64_t>>>
+ScatterBatchOp::getItemSplit(size_t i) {
+  return {itemList(getSizes(), i), itemList(getWeights(), i)};
+}
 
 /// Per-item `sizes` / `weights` of a batch: one array per item.
 static LogicalResult verifyItemLists(Operation *op, size_t n,
@@ -606,27 +612,14 @@ static LogicalResult verifyItemLists(Operation *op, size_t n,
            << " items (one per item; an empty one for the chunk rule)";
   return success();
 }
-static LogicalResult verifyItemLists(GatherBatchOp op, size_t n) {
-  return success(succeeded(verifyItemLists(op, n, op.getSizes(), "sizes")) &&
-                 succeeded(verifyItemLists(op, n, op.getWeights(), "weights")));
-}
-static LogicalResult verifyItemLists(ScatterBatchOp op, size_t n) {
-  return success(succeeded(verifyItemLists(op, n, op.getSizes(), "sizes")) &&
-                 succeeded(verifyItemLists(op, n, op.getWeights(), "weights")));
-}
-static LogicalResult verifyItemLists(BroadcastBatchOp, size_t) {
-  return success();
-}
-
-/// Item `i`'s explicit split (a broadcast item has none).
 template <typename BatchOp>
-static std::pair<std::optional<ArrayRef<int64_t>>,
-                 std::optional<ArrayRef<int64_t>>>
-itemSplit(BatchOp op, size_t i) {
+static LogicalResult verifyItemLists(BatchOp op, size_t n) {
   if constexpr (std::is_same_v<BatchOp, BroadcastBatchOp>)
-    return {std::nullopt, std::nullopt};
+    return success();
   else
-    return {op.getItemSizes(i), op.getItemWeights(i)};
+    return success(
+        succeeded(verifyItemLists(op, n, op.getSizes(), "sizes")) &&
+        succeeded(verifyItemLists(op, n, op.getWeights(), "weights")));
 }
 
 /// Mesh-independent checks of a batch: one dim and root per item, and each
@@ -677,7 +670,7 @@ static LogicalResult verifyBatchSymbolUses(BatchOp op, DimRule splitRule,
     auto out = cast<RankedTensorType>(op.getResults()[i].getType());
     if (failed(verifyRoot(op, op.getRoots()[i], g->groupSize, item)))
       return failure();
-    auto [sizes, weights] = itemSplit(op, i);
+    auto [sizes, weights] = op.getItemSplit(i);
     if (sizes || weights) {
       if (failed(verifyExplicitSplit(
               op, in, out, g->groupSize, dim, sizes, weights,

@@ -387,6 +387,12 @@ private:
            c.split == Split::Kind::Flat;
   }
 
+  /// A scatter of a flat split: it takes the element range of the matrix.
+  static bool flatScatter(const plan::CommStep &c) {
+    return c.kind == plan::CommStep::Kind::Scatter &&
+           c.split == Split::Kind::Flat;
+  }
+
   /// What the collective of step `c` yields: the data of its `to` layout,
   /// as the element range for a flat gather.
   RankedTensorType yielded(const ParamState &s, const plan::CommStep &c) {
@@ -399,7 +405,7 @@ private:
   /// What the collective of step `c` takes of `x`: the element range of a
   /// flat scatter's matrix, else `x`.
   Value taken(const plan::CommStep &c, Value x) {
-    if (c.kind != plan::CommStep::Kind::Scatter || c.split != Split::Kind::Flat)
+    if (!flatScatter(c))
       return x;
     auto t = cast<RankedTensorType>(x.getType());
     return tensor::CollapseShapeOp::create(b, loc, x, allDims(t.getRank()));

@@ -233,15 +233,17 @@ class Dist_BatchOp<string mnemonic>
       "`(` type($results) `)` (`,` type($token)^)?";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Item `i`'s explicit `sizes` / `weights` (nullopt: none given, the
+    /// Item `i`'s explicit `sizes` and `weights` (nullopt: none given, the
     /// chunk rule).
-    std::optional<::llvm::ArrayRef<int64_t>> getItemSizes(size_t i);
-    std::optional<::llvm::ArrayRef<int64_t>> getItemWeights(size_t i);
+    std::pair<std::optional<::llvm::ArrayRef<int64_t>>,
+              std::optional<::llvm::ArrayRef<int64_t>>>
+    getItemSplit(size_t i);
   }];
   code batchDescription = [{
     Item `i` (operand `i`, result `i`, `dims[i]`, `roots[i]`) means what
     the rooted op with that operand, result, dim and root means, with the
-    chunk rule along the dim (pieces of uneven length are dynamic sizes).
+    chunk rule along the dim (pieces of uneven length are dynamic sizes)
+    unless the item gives `sizes` or `weights` (below).
     The items of one op travel in one exchange over the communicator
     (an all-to-all with per-member counts), so a batch of k items costs one
     latency instead of k. Every member issues the op with the same items in
@@ -304,6 +306,14 @@ def Dist_BroadcastBatchOp : Dist_Op<"broadcast_batch",
       "`roots` $roots attr-dict `:` `(` type($inputs) `)` `->` "
       "`(` type($results) `)` (`,` type($token)^)?";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// A broadcast item has no split: the root's whole operand.
+    std::pair<std::optional<::llvm::ArrayRef<int64_t>>,
+              std::optional<::llvm::ArrayRef<int64_t>>>
+    getItemSplit(size_t) {
+      return {std::nullopt, std::nullopt};
+    }
+  }];
 }
 
 def Dist_CompletedTokenOp : Dist_Op<"completed_token"> {
