@@ -347,6 +347,19 @@ double plan::ownerFlops(const ParamPlan &plan,
 // The collective plan as data
 //===----------------------------------------------------------------------===//
 
+/// Makes `s` a step over the flat split of `storage` along an axis of
+/// `axisSize` members: each member's element count, and over one member a
+/// reshape only.
+static void moveFlat(CommStep &s, const layout::Storage &storage,
+                     int64_t axisSize) {
+  s.split = Split::Kind::Flat;
+  for (int64_t c = 0; c < axisSize; ++c)
+    s.sizes.push_back(
+        layout::flatMemberRange(storage.group, axisSize, storage.member, c)
+            .size);
+  s.reshapeOnly = axisSize == 1;
+}
+
 std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
                                       const layout::Layout &layout,
                                       const layout::Layout &gradLayout,
@@ -395,12 +408,7 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
     reduced[a] = true;
     if (storage.kind == StorageKind::Flat) {
       // The flattened gradient reduced into the parameter's element range.
-      s.split = Split::Kind::Flat;
-      for (int64_t c = 0; c < mesh.sizes[a]; ++c)
-        s.sizes.push_back(layout::flatMemberRange(storage.group, mesh.sizes[a],
-                                                  storage.member, c)
-                              .size);
-      s.reshapeOnly = mesh.sizes[a] == 1;
+      moveFlat(s, storage, mesh.sizes[a]);
     } else if (mesh.sizes[a] == 1) {
       continue; // one member keeps the whole extent: nothing moves
     } else {
@@ -450,15 +458,8 @@ std::vector<CommStep> plan::planSteps(const ParamPlan &plan,
     s.holderAxes = holderAxes(plan, j);
     s.split = split.kind;
     s.weights = split.weights;
-    if (split.kind == Split::Kind::Flat) {
-      const layout::Storage &st = layout.storage;
-      for (int64_t c = 0; c < mesh.sizes[split.axis]; ++c)
-        s.sizes.push_back(
-            layout::flatMemberRange(st.group, mesh.sizes[split.axis],
-                                    st.member, c)
-                .size);
-      s.reshapeOnly = mesh.sizes[split.axis] == 1;
-    }
+    if (split.kind == Split::Kind::Flat)
+      moveFlat(s, layout.storage, mesh.sizes[split.axis]);
     layout::Layout before = layoutAfter(plan, layout, j),
                    after = layoutAfter(plan, layout, j + 1);
     s.from = kind == CommStep::Kind::Gather ? before : after;
