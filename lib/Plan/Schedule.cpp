@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 using namespace muon;
 using namespace muon::plan;
@@ -128,8 +129,14 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     std::vector<RoundParam> earlyParams;
     for (size_t p : early)
       earlyParams.push_back(params[p]);
-    std::vector<RoundCall> earlyCalls =
-        roundCalls(earlyParams, /*afterNs=*/true, batch);
+    // A reshape only is no call: it holds no one at the first level and
+    // costs no latency.
+    std::vector<RoundCall> earlyCalls;
+    for (RoundCall &call : roundCalls(earlyParams, /*afterNs=*/true, batch)) {
+      auto [i, s] = call.items.front();
+      if (!(*earlyParams[i].steps)[s].reshapeOnly)
+        earlyCalls.push_back(std::move(call));
+    }
     std::vector<std::vector<int64_t>> firstLevel;
     for (const RoundCall &call : earlyCalls)
       if (call.level == 0) {
@@ -158,9 +165,10 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     });
     if (heldUp)
       continue;
-    size_t levels = 0;
+    std::set<size_t> levelsOfCalls;
     for (const RoundCall &call : earlyCalls)
-      levels = std::max(levels, call.level + 1);
+      levelsOfCalls.insert(call.level);
+    size_t levels = levelsOfCalls.size();
     double most = sumPerOwner(early, owners, resultBytes).second;
     // The slower link is the one of less bandwidth (between nodes on a
     // tie).

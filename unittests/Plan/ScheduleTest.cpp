@@ -258,6 +258,51 @@ TEST(ReleaseGroups, OneGroupWhenALargeOwnerWouldWait) {
   EXPECT_EQ(Hsdp(4, {0, 0, 0, 0, 2}).groups(1), (Groups{{{0, 1, 2, 3}, {4}}}));
 }
 
+TEST(ReleaseGroups, AReshapeAfterNewtonSchulzIsNoLevel) {
+  // HSDP with flat storage over [rep = 2, dp = 1]: after Newton-Schulz a
+  // result is scattered over dp (one rank: a reshape only), then broadcast
+  // to the other replica. Rank 0 orthogonalises a small 4x2 matrix (E),
+  // rank 1 a large 8x4 one (L). E's one level of calls (the broadcast)
+  // costs one latency against its 8 bytes (8 s at 1 byte/s): the reshape
+  // adds none.
+  Mesh mesh{{"rep", "dp"}, {2, 1}};
+  std::vector<ParamCostInput> params;
+  std::vector<std::vector<CommStep>> steps;
+  std::vector<int64_t> owners{0, 1};
+  std::vector<double> cost, bytes;
+  std::vector<std::vector<int64_t>> shapes{{4, 2}, {8, 4}};
+  for (size_t i = 0; i < 2; ++i) {
+    ParamCostInput p;
+    p.shape = shapes[i];
+    p.layout.placements = {Placement::replicate(), Placement::replicate()};
+    p.layout.storage.kind = layout::StorageKind::Flat;
+    p.layout.storage.group.axis = 1;
+    p.layout.storage.group.setNumel({8, 32});
+    p.layout.storage.member = static_cast<int64_t>(i);
+    p.gradLayout.placements = p.layout.placements;
+    ASSERT_EQ(planParam(p.shape, p.layout, mesh, {}, p.plan), "");
+    p.owner = owners[i];
+    params.push_back(p);
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    const ParamCostInput &p = params[i];
+    steps.push_back(planSteps(p.plan, p.layout, p.gradLayout, mesh, p.owner));
+    cost.push_back(ownerFlops(p.plan, p.shape, p.layout, mesh, 1));
+    bytes.push_back(static_cast<double>(
+        gatheredElements(p.plan, p.shape, p.layout, mesh, p.owner)));
+  }
+  std::vector<RoundParam> round;
+  for (size_t i = 0; i < 2; ++i)
+    round.push_back({&params[i].plan, &steps[i], mesh.coords(owners[i])});
+  CostModel model = unitModel();
+  auto groups = [&](double latency) {
+    model.intraNode.latency = model.interNode.latency = latency;
+    return releaseGroups({{0, 1}}, round, owners, cost, bytes, model, 1, true);
+  };
+  EXPECT_EQ(groups(7.9), (Groups{{{0}, {1}}}));
+  EXPECT_EQ(groups(8), (Groups{{{0, 1}}}));
+}
+
 TEST(CostModelLinks, IntraNodeWhenEveryMemberSharesANode) {
   CostModel m; // 8 ranks per node
   auto bandwidth = [&](std::vector<int64_t> members) {

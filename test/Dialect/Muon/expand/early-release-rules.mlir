@@ -22,7 +22,10 @@
 // DEFAULT: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
 // DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls
 // DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls
+// DEFAULT: schedule: rounds, 1 round, prefetch 1; at most 1 collective calls
+// DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 2 collective calls
 // SLOW-COUNT-3: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
+// SLOW-COUNT-2: schedule: rounds, 1 round, prefetch 1; at most 1 collective calls
 
 // Exactly at the threshold: rank 0's 8x225000 result is 7,200,000 bytes,
 // 20 us through 360 GB/s, as long as two calls' latency between nodes
@@ -61,5 +64,44 @@ func.func @stack(%p0: !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, %p
       momenta(%m0, %m1 : !dist.tensor<4x8x65536xf32, @m, [replicate, shard<1>]>, !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>)
       {lr = 0.02 : f64, owners = array<i64: 0, 2>, prefetch_count = 1 : i64,
        param_info = [#muon.param<"stack0">, #muon.param<"stack1">]}
+  return
+}
+
+// -----
+
+// A reshape only is no level: flat storage over a one-rank dp scatters by
+// reshaping, so the one level of calls after Newton-Schulz is the broadcast
+// over rep and the threshold is one latency (3.6 MB; 7.2 MB on SLOW).
+// test/Dialect/Muon/expand/early-release-reshape.mlir shows the IR. Rank 0's 8x112500
+// result is exactly 3,600,000 bytes: no split.
+dist.mesh @m [rep = 2, dp = 1]
+dist.flat_group @g on @m[dp] numel [900000, 102400]
+!a = !dist.tensor<8x112500xf32, @m, [replicate, reduced], storage = flat<@g, 0>>
+!b = !dist.tensor<320x320xf32, @m, [replicate, reduced], storage = flat<@g, 1>>
+!ga = !dist.tensor<8x112500xf32, @m, [replicate, partial<sum>]>
+!gb = !dist.tensor<320x320xf32, @m, [replicate, partial<sum>]>
+func.func @flat_at(%p0: !a, %p1: !b, %g0: !ga, %g1: !gb, %m0: !a, %m1: !b) {
+  %r:4 = muon.step params(%p0, %p1 : !a, !b) grads(%g0, %g1 : !ga, !gb)
+      momenta(%m0, %m1 : !a, !b)
+      {lr = 0.02 : f64, owners = array<i64: 0, 1>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"flat_at0">, #muon.param<"flat_at1">]}
+  return
+}
+
+// -----
+
+// 4 elements (16 bytes) above it: split (it did not while the reshape
+// counted as a level of calls).
+dist.mesh @m [rep = 2, dp = 1]
+dist.flat_group @g on @m[dp] numel [900032, 102400]
+!a = !dist.tensor<8x112504xf32, @m, [replicate, reduced], storage = flat<@g, 0>>
+!b = !dist.tensor<320x320xf32, @m, [replicate, reduced], storage = flat<@g, 1>>
+!ga = !dist.tensor<8x112504xf32, @m, [replicate, partial<sum>]>
+!gb = !dist.tensor<320x320xf32, @m, [replicate, partial<sum>]>
+func.func @flat_above(%p0: !a, %p1: !b, %g0: !ga, %g1: !gb, %m0: !a, %m1: !b) {
+  %r:4 = muon.step params(%p0, %p1 : !a, !b) grads(%g0, %g1 : !ga, !gb)
+      momenta(%m0, %m1 : !a, !b)
+      {lr = 0.02 : f64, owners = array<i64: 0, 1>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"flat_above0">, #muon.param<"flat_above1">]}
   return
 }
