@@ -87,8 +87,51 @@ bool muon::isKnownCudaChip(llvm::StringRef chip) {
   return !info || info->isCPUStringValid(chip);
 }
 
+std::string muon::invalidMuonToLLVMOption(const MuonToLLVMOptions &o) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (o.nsStackBytes < -1)
+    os << "ns-stack-bytes = " << static_cast<int64_t>(o.nsStackBytes)
+       << " must be -1 (by target), 0 (no stacking) or a byte count";
+  else if (o.maxPrefetchBytes < 0)
+    os << "max-prefetch-bytes = " << static_cast<int64_t>(o.maxPrefetchBytes)
+       << " must be 0 (no bound) or a byte count";
+  else if (o.target == Target::Cuda && o.cudaChip.empty())
+    os << "target=cuda needs a cuda-chip (e.g. sm_90); it is empty";
+  else if (o.target == Target::Cuda && !isKnownCudaChip(o.cudaChip))
+    os << "cuda-chip '" << o.cudaChip
+       << "' is not a GPU architecture LLVM's NVPTX backend knows (e.g. "
+          "sm_90, sm_90a)";
+  return message;
+}
+
+namespace {
+/// The whole pipeline when its options are invalid: one error at the
+/// module, naming muon-to-llvm and the option as written, instead of the
+/// pass the value would have been handed to.
+struct RefuseMuonToLLVMOptions
+    : PassWrapper<RefuseMuonToLLVMOptions, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RefuseMuonToLLVMOptions)
+
+  explicit RefuseMuonToLLVMOptions(std::string why) : why(std::move(why)) {}
+  StringRef getArgument() const override {
+    return "muon-to-llvm-refuse-options";
+  }
+  void runOnOperation() override {
+    emitError(getOperation().getLoc()) << "muon-to-llvm: " << why;
+    signalPassFailure();
+  }
+
+  std::string why;
+};
+} // namespace
+
 void muon::buildMuonToLLVMPipeline(OpPassManager &pm,
                                    const MuonToLLVMOptions &options) {
+  if (std::string why = invalidMuonToLLVMOption(options); !why.empty()) {
+    pm.addPass(std::make_unique<RefuseMuonToLLVMOptions>(std::move(why)));
+    return;
+  }
   // A program annotated with MLIR's shard dialect gets its layouts first
   // (nothing to do in a module without shard ops or global-view steps).
   pm.addPass(createConvertShardToDist());

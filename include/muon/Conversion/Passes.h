@@ -96,10 +96,17 @@ struct MuonToLLVMOptions : public mlir::PassPipelineOptions<MuonToLLVMOptions> {
       llvm::cl::init(false)};
 };
 
+/// Why `options` are not a valid muon-to-llvm pipeline, with the options
+/// named as in the textual form (`max-prefetch-bytes = -1 must be ...`);
+/// empty when they are valid.
+std::string invalidMuonToLLVMOption(const MuonToLLVMOptions &options);
+
 /// Adds the passes that take a module with `muon.step` (or already expanded
 /// SPMD code) to the LLVM dialect, entry points with a C interface. Built in
 /// C++ from pass constructors: it needs no pass registered in the global
-/// registry, only the dialects of muon::registerAllDialects.
+/// registry, only the dialects of muon::registerAllDialects. With invalid
+/// options (invalidMuonToLLVMOption) it adds one pass that fails with that
+/// reason at the module, naming muon-to-llvm.
 void buildMuonToLLVMPipeline(mlir::OpPassManager &pm,
                              const MuonToLLVMOptions &options);
 

@@ -101,7 +101,7 @@ struct MuonElementwiseToGpu
     ModuleOp module = getOperation();
     if (!chip.empty() && !muon::isKnownCudaChip(chip)) {
       // At the module's location, without the module printed after it.
-      emitError(module.getLoc(), "muon-elementwise-to-gpu: cuda-chip '")
+      emitError(module.getLoc(), "muon-elementwise-to-gpu: chip '")
           << chip
           << "' is not a GPU architecture LLVM's NVPTX backend knows (e.g. "
              "sm_90, sm_90a)";

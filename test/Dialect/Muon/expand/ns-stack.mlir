@@ -19,7 +19,8 @@
 // RUN: not muon-opt %s --muon-to-llvm=ns-stack-bytes=-5 2>&1 | FileCheck %s --check-prefix=NEG5
 // NEG: error: muon-expand-step: ns-stack-bytes = -1 must be 0 (no stacking) or a byte count (muon-to-llvm also takes -1: by target)
 // NEG-NOT: see current operation
-// NEG5: error: muon-expand-step: ns-stack-bytes = -5 must be 0
+// NEG5: error: muon-to-llvm: ns-stack-bytes = -5 must be -1 (by target), 0 (no stacking) or a byte count
+// NEG5-NOT: muon-expand-step
 
 dist.mesh @m [dp = 2]
 !small = !dist.tensor<8x4xf32, @m, [shard<0>]>

@@ -28,7 +28,8 @@
 // RUN: not muon-opt %s --muon-to-llvm=max-prefetch-bytes=-7 2>&1 | FileCheck %s --check-prefix=NEG7
 // NEG: error: muon-expand-step: max-prefetch-bytes = -1 must be 0 (no bound) or a byte count
 // NEG-NOT: func.func
-// NEG7: error: muon-expand-step: max-prefetch-bytes = -7 must be 0 (no bound) or a byte count
+// NEG7: error: muon-to-llvm: max-prefetch-bytes = -7 must be 0 (no bound) or a byte count
+// NEG7-NOT: muon-expand-step
 
 // Prefetch 1: two gathers before the first Newton-Schulz, the third after.
 // ONE: dist.gather_batch
