@@ -8,10 +8,11 @@ See docs/python.md. The main entry points:
   parameters;
 - :func:`compile` -> :class:`CompiledStep`, which runs the step on this
   process's local shards (NumPy arrays or torch CPU tensors);
-- :class:`MuonError` carries the compiler's diagnostics.
+- :class:`MuonError` carries the compiler's diagnostics;
+  :class:`MuonWarning` is what :func:`compile` warns with.
 """
-from ._ir import (Context, Diagnostic, LocalShard, Module, MuonError, Step,
-                  parse, parse_file)
+from ._ir import (Context, Diagnostic, LocalShard, Module, MuonError,
+                  MuonWarning, Step, parse, parse_file)
 from .builder import (Partial, Placement, Reduced, Replicate, Shard,
                       StepBuilder)
 from ._run import (CompiledStep, barrier, compile, counters, reset_counters,
@@ -29,5 +30,5 @@ def __getattr__(name: str):
 
 __all__ = ["Partial", "Placement", "Reduced", "Replicate", "Shard",
            "StepBuilder", "CompiledStep", "Context", "Diagnostic", "LocalShard", "Module",
-           "MuonError", "Step", "barrier", "compile", "counters", "parse",
+           "MuonError", "MuonWarning", "Step", "barrier", "compile", "counters", "parse",
            "parse_file", "reset_counters", "world_rank", "world_size"]

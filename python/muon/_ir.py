@@ -37,6 +37,12 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+class MuonWarning(UserWarning):
+    """A compiler warning about a step that compiles (e.g. Newton-Schulz
+    coefficients that may diverge in bf16): :func:`compile` issues one per
+    warning diagnostic of the lowering, its text ``str(Diagnostic)``."""
+
+
 class MuonError(Exception):
     """A compiler or runtime-interface error. ``diagnostics`` holds every
     message the failing call produced; ``str()`` shows them all."""

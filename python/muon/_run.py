@@ -10,13 +10,14 @@ writes their memory directly.
 from __future__ import annotations
 
 import atexit
+import warnings
 from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _muon
-from ._ir import (GRAD, MOMENTUM, PARAM, Module, MuonError, Step, _integer,
-                  _real, parse)
+from ._ir import (GRAD, MOMENTUM, PARAM, Module, MuonError, MuonWarning, Step,
+                  _integer, _real, parse)
 
 #: Roles of f64 arguments: hyper-parameters the step reads at run time.
 LR, WEIGHT_DECAY = 3, 4
@@ -128,6 +129,9 @@ class CompiledStep:
         self.entry = self.step._q.function_name()
         self.target = target
         lowered = self.module.clone().lower(target=target)
+        for d in lowered.diagnostics:
+            if d.severity == "warning":
+                warnings.warn(str(d), MuonWarning, stacklevel=3)
         exe, error = _muon.compile(lowered._m, self.entry, opt_level)
         if exe is None:
             raise MuonError(f"could not compile @{self.entry}: {error}")

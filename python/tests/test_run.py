@@ -75,6 +75,47 @@ def test_the_reference_orthogonalises():
     np.testing.assert_allclose(x.T @ x, np.eye(16), atol=1e-6)
 
 
+# Polar Express's 5 triples as its authors list them, before the safety
+# factor they apply (every triple but the last as a/1.01, b/1.01^3,
+# c/1.01^5).
+POLAR_EXPRESS = [(8.28721201814563, -23.595886519098837, 17.300387312530933),
+                 (4.107059111542203, -2.9478499167379106, 0.5448431082926601),
+                 (3.9486908534822946, -2.908902115962949, 0.5518191394370137),
+                 (3.3184196573706015, -2.488488024314874, 0.51004894012372),
+                 (2.300652019954817, -1.6689039845747493, 0.4188073119525673)]
+
+
+def with_safety(triples, f=1.01):
+    return [(a / f, b / f**3, c / f**5) for a, b, c in triples[:-1]] + \
+        [triples[-1]]
+
+
+def test_coefficients_that_diverge_in_bf16_warn():
+    # Without the safety factor a singular value one bf16 rounding above
+    # 1 ends near 3e51: compile warns (MuonWarning, the compiler's text),
+    # and still compiles. With it, or in f32, no warning.
+    def build(coeffs, dtype):
+        return one_rank_step(ns_steps=5, ns_coefficients=coeffs,
+                             ns_dtype=dtype).build()
+    with pytest.warns(muon.MuonWarning,
+                      match=r"warning: ns_coeffs may diverge with ns_dtype = "
+                            r"bf16: a singular value of 1\.0039 .* ends at "
+                            r"3\.19e\+51 after 5 iterations") as caught:
+        step = muon.compile(build(POLAR_EXPRESS, "bf16"))
+    assert len(caught) == 1
+    assert caught[0].filename == __file__  # the caller's line
+    assert step.entry
+    # lower() keeps it in the module's diagnostics, and warns nothing.
+    lowered = build(POLAR_EXPRESS, "bf16").lower()
+    assert [d.severity for d in lowered.diagnostics] == ["warning"]
+    assert lowered.diagnostics[0].location.startswith("<string>:")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        muon.compile(build(with_safety(POLAR_EXPRESS), "bf16"))
+        muon.compile(build(POLAR_EXPRESS, "f32"))
+
+
 def test_inputs_by_name_and_step_counters():
     step = muon.compile(one_rank_step().build())
     z = {name: np.zeros(s, np.float32) for name, s in SHAPES.items()}

@@ -2,7 +2,7 @@
 """Writes a muon.step module covering every layout a mesh can express.
 
     gen_step.py --mesh dp=2,tp=2 [--nesterov false] [--lr-adjust match_rms_adamw|spectral_unclamped]
-                [--polar] [--sum] [--only NAME,...] [--big]
+                [--polar | --polar-safe] [--sum] [--only NAME,...] [--big]
 
 Meshes: one axis (dp), two (dp, tp) or three (dp, fsdp, tp). Each parameter
 is named after its layout (fsdp, tp_row, hsdp, ...) so muon-run's per-
@@ -125,6 +125,7 @@ def main():
     ap.add_argument("--lr-adjust", default="original")
     ap.add_argument("--sum", action="store_true")
     ap.add_argument("--polar", action="store_true")
+    ap.add_argument("--polar-safe", action="store_true")
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--weight-decay", default="0.01")
@@ -172,13 +173,20 @@ def main():
         attrs.append("async_gpu_parallelism = false")
     if a.prefetch is not None:
         attrs.append(f"prefetch_count = {a.prefetch} : i64")
-    if a.polar:
+    if a.polar or a.polar_safe:
         # Polar Express (Amsel et al. 2025), 5 iterations, one triple each.
         coeffs = [8.28721201814563, -23.595886519098837, 17.300387312530933,
                   4.107059111542203, -2.9478499167379106, 0.5448431082926601,
                   3.9486908534822946, -2.908902115962949, 0.5518191394370137,
                   3.3184196573706015, -2.488488024314874, 0.51004894012372,
                   2.300652019954817, -1.6689039845747493, 0.4188073119525673]
+        if a.polar_safe:
+            # The safety factor its authors apply: every triple but the
+            # last as (a/1.01, b/1.01^3, c/1.01^5).
+            for i in range(0, len(coeffs) - 3, 3):
+                coeffs[i] /= 1.01
+                coeffs[i + 1] /= 1.01 ** 3
+                coeffs[i + 2] /= 1.01 ** 5
         attrs.append("ns_coeffs = array<f64: " + ", ".join(map(str, coeffs)) + ">")
     infos = []
     for name, _, _, _, info in ps:

@@ -9,6 +9,7 @@
 
 #include "muon/Dialect/Dist/IR/DistLayout.h"
 #include "muon/Dialect/Muon/IR/StepAnalysis.h"
+#include "muon/Dialect/Muon/Transforms/NsCoefficients.h"
 #include "muon/Dialect/Muon/Transforms/Passes.h"
 #include "muon/Plan/Batch.h"
 #include "muon/Plan/Schedule.h"
@@ -23,6 +24,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -832,6 +835,45 @@ private:
   }
 };
 
+/// A warning at a step whose coefficients do not keep the singular values
+/// of the normalised matrix near 1 (nsGrowthPastBound): over [0, 1] they
+/// diverge in any precision; with bf16, one rounding above 1 (which the
+/// rounding of X reaches) is checked too, where unsafe schedules diverge
+/// (docs/running.md).
+void warnIfNsDiverges(StepOp step) {
+  SmallVector<double> coeffs = step.getCoeffList();
+  int64_t steps = step.getNsSteps();
+  bool bf16 = step.getNsElementType().isBF16();
+  std::optional<NsGrowth> g = nsGrowthPastBound(coeffs, steps, 0.0, 1.0);
+  if (!g && bf16)
+    g = nsGrowthPastBound(coeffs, steps, 1.0, 1.0 + std::ldexp(1.0, -8));
+  if (!g)
+    return;
+  InFlightDiagnostic d = step.emitWarning();
+  if (g->start > 1.0)
+    d << "ns_coeffs may diverge with ns_dtype = bf16: a singular value of "
+      << llvm::formatv("{0:F4}", g->start)
+      << " (normalisation gives at most 1; bf16 rounding of X reaches 1 + "
+         "2^-8 = 1.0039)";
+  else
+    d << "ns_coeffs diverge: a singular value of "
+      << llvm::formatv("{0:F4}", g->start) << " after normalisation";
+  d << " ends at ";
+  if (std::isinf(g->end))
+    d << "infinity";
+  else
+    d << llvm::formatv("{0:e2}", g->end);
+  d << " after " << std::min<int64_t>(steps, kNsGrowthIterations)
+    << " iterations";
+  if (g->start > 1.0)
+    d << "; use coefficients with a safety margin (Polar Express: every "
+         "triple but the last as (a/1.01, b/1.01^3, c/1.01^5)) or ns_dtype "
+         "= f32";
+  else
+    d << "; an orthogonalisation takes every singular value in [0, 1] "
+         "towards 1";
+}
+
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {
   using MuonExpandStepBase::MuonExpandStepBase;
@@ -875,6 +917,7 @@ struct MuonExpandStepPass
       if (failed(facts) || failed(dist::checkEnumerableMesh(
                                step, facts->meshOp, "muon-expand-step")))
         return signalPassFailure();
+      warnIfNsDiverges(step);
       // Steps are numbered per function, in program order, wherever in
       // the body they sit.
       recordRoles(step, stepsInFunction[step->getParentOfType<func::FuncOp>()

@@ -118,6 +118,12 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     a `linalg.copy` each out): one call instead of k, which a GPU runs as
     batched products. The results are those of k separate calls (up to
     the kernels' rounding where the batched kernel differs).
+
+    A step whose Newton-Schulz coefficients take a singular value of the
+    normalised matrix (in [0, 1], or for ns_dtype = bf16 up to one bf16
+    rounding above 1) past 2 within the first 100 iterations gets a warning
+    and is expanded all the same (docs/muon-dialect.md, "Coefficients that
+    diverge").
   }];
   let options = [
     Option<"batchCollectives", "batch-collectives", "bool", "true",

@@ -1,0 +1,47 @@
+//===- NsCoefficients.h - Whether Newton-Schulz stays bounded ---*- C++ -*-===//
+//
+// Newton-Schulz maps each singular value s of the normalised matrix through
+// s <- a_i s + b_i s^3 + c_i s^5, once per iteration. Normalisation puts
+// every s in [0, 1]; bf16 rounding of X can put one a little above. Some
+// published coefficient schedules (Polar Express without its safety
+// factor) send such a value to infinity within a few iterations, and the
+// step's result with it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MUON_DIALECT_MUON_TRANSFORMS_NSCOEFFICIENTS_H
+#define MUON_DIALECT_MUON_TRANSFORMS_NSCOEFFICIENTS_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace muon {
+namespace optim {
+
+/// Where a singular value ends up growing the most.
+struct NsGrowth {
+  double start = 0; ///< the singular value after normalisation
+  double end = 0;   ///< what the iterations make of it (inf when it overflows)
+};
+
+/// The iteration s <- a_i s + b_i s^3 + c_i s^5 (in double) over the first
+/// min(steps, kNsGrowthIterations) iterations, `coeffs` one (a, b, c)
+/// triple for every iteration or 3 values per iteration, started from
+/// `from` + k (`to` - `from`) / 4096 for k = 0..4096: the first start
+/// whose |end| is largest, when that is above kNsGrowthBound (or not
+/// finite); nullopt when every end is within it.
+std::optional<NsGrowth> nsGrowthPastBound(llvm::ArrayRef<double> coeffs,
+                                          int64_t steps, double from,
+                                          double to);
+
+/// How many iterations nsGrowthPastBound follows, at most.
+constexpr int64_t kNsGrowthIterations = 100;
+/// The bound on |end| it checks (an orthogonalisation ends near 1).
+constexpr double kNsGrowthBound = 2.0;
+
+} // namespace optim
+} // namespace muon
+
+#endif // MUON_DIALECT_MUON_TRANSFORMS_NSCOEFFICIENTS_H
