@@ -849,7 +849,8 @@ void warnIfNsDiverges(StepOp step) {
     g = nsGrowthPastBound(coeffs, steps, 1.0, 1.0 + std::ldexp(1.0, -8));
   if (!g)
     return;
-  InFlightDiagnostic d = step.emitWarning();
+  // At the step's location, without the step printed after it.
+  InFlightDiagnostic d = mlir::emitWarning(step.getLoc());
   if (g->start > 1.0)
     d << "ns_coeffs may diverge with ns_dtype = bf16: a singular value of "
       << llvm::formatv("{0:F4}", g->start)
@@ -859,7 +860,7 @@ void warnIfNsDiverges(StepOp step) {
     d << "ns_coeffs diverge: a singular value of "
       << llvm::formatv("{0:F4}", g->start) << " after normalisation";
   d << " ends at ";
-  if (std::isinf(g->end))
+  if (!std::isfinite(g->end))
     d << "infinity";
   else
     d << llvm::formatv("{0:e2}", g->end);

@@ -23,12 +23,13 @@ muon::optim::nsGrowthPastBound(llvm::ArrayRef<double> coeffs, int64_t steps,
       size_t at = coeffs.size() == 3 ? 0 : static_cast<size_t>(3 * i);
       if (at + 2 >= coeffs.size()) // fewer than the verifier requires
         break;
+      // Horner's form, as docs/muon-dialect.md gives it.
       double s2 = s * s;
       s = s * (coeffs[at] + s2 * (coeffs[at + 1] + s2 * coeffs[at + 2]));
     }
-    double end = std::isfinite(s) ? std::fabs(s) : INFINITY;
-    if (end > kNsGrowthBound && (!worst || end > worst->end))
-      worst = NsGrowth{start, end};
+    double size = std::isfinite(s) ? std::fabs(s) : INFINITY;
+    if (size > kNsGrowthBound && (!worst || size > std::fabs(worst->end)))
+      worst = NsGrowth{start, std::isfinite(s) ? s : INFINITY};
   }
   return worst;
 }

@@ -5,6 +5,7 @@
 // within the first 100 iterations. It still expands the step.
 // RUN: muon-opt %s --split-input-file --muon-expand-step --verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --split-input-file --muon-expand-step 2>&1 | FileCheck %s
+// CHECK-NOT: see current operation
 // CHECK-COUNT-4: muon.newton_schulz {{.*}} in bf16
 
 dist.mesh @m [dp = 1]
@@ -83,5 +84,44 @@ func.func @growth(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
   %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
       {lr = 0.02 : f64, owners = array<i64: 0>, ns_dtype = bf16,
        ns_coeffs = array<f64: 3.0, 0.0, 0.0>}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+// The end is printed signed: (-3, 0, 0) takes 1 to -243.
+dist.mesh @m [dp = 1]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @negative(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-warning @+1 {{ns_coeffs diverge: a singular value of 1.0000 after normalisation ends at -2.43e+02 after 5 iterations}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
+      {lr = 0.02 : f64, owners = array<i64: 0>,
+       ns_coeffs = array<f64: -3.0, 0.0, 0.0>}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+// Exactly 2 is within the bound: (2, 0, 0) once takes 1 to 2 in f32 (no
+// warning); in bf16 every start above 1 passes it, and the warning names
+// the one that ends largest, 1 + 2^-8 (at 2.0078).
+dist.mesh @m [dp = 1]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @two_f32(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
+      {lr = 0.02 : f64, owners = array<i64: 0>, ns_steps = 1 : i64,
+       ns_coeffs = array<f64: 2.0, 0.0, 0.0>}
+  return %r#0, %r#1 : !t, !t
+}
+
+// -----
+
+dist.mesh @m [dp = 1]
+!t = !dist.tensor<8x4xf32, @m, [shard<0>]>
+func.func @two_bf16(%p: !t, %g: !t, %m: !t) -> (!t, !t) {
+  // expected-warning @+1 {{ns_coeffs may diverge with ns_dtype = bf16: a singular value of 1.0039 (normalisation gives at most 1; bf16 rounding of X reaches 1 + 2^-8 = 1.0039) ends at 2.01e+00 after 1 iterations}}
+  %r:2 = muon.step params(%p : !t) grads(%g : !t) momenta(%m : !t)
+      {lr = 0.02 : f64, owners = array<i64: 0>, ns_steps = 1 : i64,
+       ns_dtype = bf16, ns_coeffs = array<f64: 2.0, 0.0, 0.0>}
   return %r#0, %r#1 : !t, !t
 }

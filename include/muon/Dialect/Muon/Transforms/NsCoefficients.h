@@ -23,15 +23,16 @@ namespace optim {
 /// Where a singular value ends up growing the most.
 struct NsGrowth {
   double start = 0; ///< the singular value after normalisation
-  double end = 0;   ///< what the iterations make of it (inf when it overflows)
+  double end = 0;   ///< what the iterations make of it, signed (inf when
+                    ///< it is not finite)
 };
 
-/// The iteration s <- a_i s + b_i s^3 + c_i s^5 (in double) over the first
+/// The iteration s <- s (a_i + s^2 (b_i + s^2 c_i)) (in double) over the first
 /// min(steps, kNsGrowthIterations) iterations, `coeffs` one (a, b, c)
 /// triple for every iteration or 3 values per iteration, started from
 /// `from` + k (`to` - `from`) / 4096 for k = 0..4096: the first start
-/// whose |end| is largest, when that is above kNsGrowthBound (or not
-/// finite); nullopt when every end is within it.
+/// whose |end| is largest (a non-finite end counting as infinite), when
+/// that is above kNsGrowthBound; nullopt when every end is within it.
 std::optional<NsGrowth> nsGrowthPastBound(llvm::ArrayRef<double> coeffs,
                                           int64_t steps, double from,
                                           double to);
