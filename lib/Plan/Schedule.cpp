@@ -129,14 +129,18 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
     std::vector<RoundParam> earlyParams;
     for (size_t p : early)
       earlyParams.push_back(params[p]);
-    // A reshape only is no call: it holds no one at the first level and
-    // costs no latency.
+    // A reshape only is no call: it holds no one and costs no latency.
     std::vector<RoundCall> earlyCalls;
     for (RoundCall &call : roundCalls(earlyParams, /*afterNs=*/true, batch)) {
       auto [i, s] = call.items.front();
       if (!(*earlyParams[i].steps)[s].reshapeOnly)
         earlyCalls.push_back(std::move(call));
     }
+    if (earlyCalls.empty())
+      continue; // nothing to release early
+    // The calls of the first level, which every rank waits for before L's
+    // Newton-Schulz (none when that level is reshapes only: the next
+    // level then goes without a wait).
     std::vector<std::vector<int64_t>> firstLevel;
     for (const RoundCall &call : earlyCalls)
       if (call.level == 0) {
@@ -805,6 +809,7 @@ struct RoundOp {
   std::vector<size_t> params;
   size_t level = 0;       // RoundCall::level
   bool batchable = false; // plan::batchable: asynchronous with prefetch
+  bool reshapeOnly = false; // CommStep::reshapeOnly: no call
   const Op &op() const { return single ? *single : batch; }
 };
 } // namespace
@@ -832,8 +837,10 @@ phaseOps(const std::vector<ParamOps> &ops,
     std::vector<const Op *> items;
     RoundOp r;
     r.level = call.level;
-    r.batchable =
-        batchable(ops[round[call.items[0].first]].steps[call.items[0].second]);
+    const CommStep &step =
+        ops[round[call.items[0].first]].steps[call.items[0].second];
+    r.batchable = batchable(step);
+    r.reshapeOnly = step.reshapeOnly;
     for (auto [k, j] : call.items) {
       size_t p = round[k];
       size_t firstAfter = ops[p].steps.size() - ops[p].after.size();
@@ -930,18 +937,26 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
       sim.wait(ready[p]);
     ph.inFlight.clear();
   };
+  // As the expansion issues a level (issueLevel): after the first, a
+  // level of reshapes only is no level of calls, and the next one goes
+  // with it.
   auto advance = [&](PhaseRun &ph) {
     if (ph.done())
       return;
     waitFor(ph);
-    size_t level = ph.calls[ph.next].level;
-    for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next) {
-      const RoundOp &r = ph.calls[ph.next];
-      bool async = prefetch > 0 && r.batchable;
-      issue(r.op(), r.params, async);
-      if (async)
-        ph.inFlight.insert(ph.inFlight.end(), r.params.begin(), r.params.end());
-    }
+    bool first = ph.next == 0, called = false;
+    do {
+      size_t level = ph.calls[ph.next].level;
+      for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next) {
+        const RoundOp &r = ph.calls[ph.next];
+        bool async = prefetch > 0 && r.batchable;
+        issue(r.op(), r.params, async);
+        if (async)
+          ph.inFlight.insert(ph.inFlight.end(), r.params.begin(),
+                             r.params.end());
+        called |= !r.reshapeOnly;
+      }
+    } while (!called && !first && !ph.done());
   };
   auto complete = [&](PhaseRun &ph) {
     while (!ph.done())

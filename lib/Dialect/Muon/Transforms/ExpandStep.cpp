@@ -351,36 +351,49 @@ private:
 
   /// Waits for the phase's calls in flight, then issues its next level:
   /// asynchronously with prefetch (batchable steps as batches, a single
-  /// one as a batch of one), else blocking.
+  /// one as a batch of one), else blocking. After the phase's first
+  /// level, a level of reshapes only (CommStep::reshapeOnly) is no level
+  /// of calls: the next one is issued with it, as the schedule estimate
+  /// and plan::releaseGroups assume. (A first level of reshapes only is
+  /// issued alone: the next issue then waits for nothing, so that level's
+  /// calls hold no one.)
   void issueLevel(Phase &ph) {
     if (ph.done())
       return;
     waitFor(ph);
-    size_t level = ph.calls[ph.next].level;
-    for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next) {
-      const plan::RoundCall &call = ph.calls[ph.next];
-      SmallVector<ParamState *> items;
-      SmallVector<const plan::CommStep *> steps;
-      for (auto [k, j] : call.items) {
-        items.push_back(&states[ph.round[k]]);
-        steps.push_back(&items.back()->steps[j]);
-      }
-      bool async = prefetch > 0 && plan::batchable(*steps.front());
-      SmallVector<Value> xs =
-          items.size() == 1 ? emitStep(*items[0], *steps[0], items[0]->x, async)
-                            : batchStep(items, steps, async);
-      if (async)
-        ph.tokens.push_back(xs.pop_back_val());
-      for (auto [s, c, x] : llvm::zip(items, steps, xs)) {
-        s->x = x;
-        if (!flatGather(*c))
-          continue;
-        if (async)
-          ph.reshapes.push_back({s, localOf(*s, c->to)});
-        else
-          s->x = toMatrix(x, localOf(*s, c->to));
-      }
+    bool first = ph.next == 0, called = false;
+    do {
+      size_t level = ph.calls[ph.next].level;
+      for (; !ph.done() && ph.calls[ph.next].level == level; ++ph.next)
+        called |= issueCall(ph, ph.calls[ph.next]);
+    } while (!called && !first && !ph.done());
+  }
+
+  /// One call of `ph` (reshapes only for a reshape-only step); whether it
+  /// was a collective.
+  bool issueCall(Phase &ph, const plan::RoundCall &call) {
+    SmallVector<ParamState *> items;
+    SmallVector<const plan::CommStep *> steps;
+    for (auto [k, j] : call.items) {
+      items.push_back(&states[ph.round[k]]);
+      steps.push_back(&items.back()->steps[j]);
     }
+    bool async = prefetch > 0 && plan::batchable(*steps.front());
+    SmallVector<Value> xs =
+        items.size() == 1 ? emitStep(*items[0], *steps[0], items[0]->x, async)
+                          : batchStep(items, steps, async);
+    if (async)
+      ph.tokens.push_back(xs.pop_back_val());
+    for (auto [s, c, x] : llvm::zip(items, steps, xs)) {
+      s->x = x;
+      if (!flatGather(*c))
+        continue;
+      if (async)
+        ph.reshapes.push_back({s, localOf(*s, c->to)});
+      else
+        s->x = toMatrix(x, localOf(*s, c->to));
+    }
+    return !steps.front()->reshapeOnly;
   }
 
   /// A gather of a flat split: it brings the element range, which becomes
@@ -841,12 +854,14 @@ private:
 /// rounding of X reaches) is checked too, where unsafe schedules diverge
 /// (docs/running.md).
 void warnIfNsDiverges(StepOp step) {
-  SmallVector<double> coeffs = step.getCoeffList();
-  int64_t steps = step.getNsSteps();
+  int64_t steps = std::min<int64_t>(step.getNsSteps(), kNsGrowthIterations);
+  SmallVector<std::array<double, 3>> triples;
+  for (int64_t i = 0; i < steps; ++i)
+    triples.push_back(step.getCoeffsOf(i));
   bool bf16 = step.getNsElementType().isBF16();
-  std::optional<NsGrowth> g = nsGrowthPastBound(coeffs, steps, 0.0, 1.0);
+  std::optional<NsGrowth> g = nsGrowthPastBound(triples, 0.0, 1.0);
   if (!g && bf16)
-    g = nsGrowthPastBound(coeffs, steps, 1.0, 1.0 + std::ldexp(1.0, -8));
+    g = nsGrowthPastBound(triples, 1.0, 1.0 + std::ldexp(1.0, -8));
   if (!g)
     return;
   // At the step's location, without the step printed after it.
@@ -864,8 +879,7 @@ void warnIfNsDiverges(StepOp step) {
     d << "infinity";
   else
     d << llvm::formatv("{0:e2}", g->end);
-  d << " after " << std::min<int64_t>(steps, kNsGrowthIterations)
-    << " iterations";
+  d << " after " << steps << " iterations";
   if (g->start > 1.0)
     d << "; use coefficients with a safety margin (Polar Express: every "
          "triple but the last as (a/1.01, b/1.01^3, c/1.01^5)) or ns_dtype "

@@ -9,23 +9,19 @@ using namespace muon;
 using namespace muon::optim;
 
 std::optional<NsGrowth>
-muon::optim::nsGrowthPastBound(llvm::ArrayRef<double> coeffs, int64_t steps,
+muon::optim::nsGrowthPastBound(llvm::ArrayRef<std::array<double, 3>> triples,
                                double from, double to) {
-  if (coeffs.size() < 3)
-    return std::nullopt;
-  int64_t n = std::min(steps, kNsGrowthIterations);
   constexpr int kSamples = 4096;
   std::optional<NsGrowth> worst;
   for (int k = 0; k <= kSamples; ++k) {
     double start = from + (to - from) * k / kSamples;
     double s = start;
-    for (int64_t i = 0; i < n && std::isfinite(s); ++i) {
-      size_t at = coeffs.size() == 3 ? 0 : static_cast<size_t>(3 * i);
-      if (at + 2 >= coeffs.size()) // fewer than the verifier requires
+    for (const auto &[a, b, c] : triples) {
+      if (!std::isfinite(s))
         break;
       // Horner's form, as docs/muon-dialect.md gives it.
       double s2 = s * s;
-      s = s * (coeffs[at] + s2 * (coeffs[at + 1] + s2 * coeffs[at + 2]));
+      s = s * (a + s2 * (b + s2 * c));
     }
     double size = std::isfinite(s) ? std::fabs(s) : INFINITY;
     if (size > kNsGrowthBound && (!worst || size > std::fabs(worst->end)))

@@ -6,7 +6,8 @@
 // 360 GB/s) outweighs the one level left (10 us between nodes), and rank
 // 1's 320x320 Newton-Schulz takes part in no call of rank 0's first level,
 // so rank 0's broadcast leaves before rank 1 orthogonalises.
-// test/Run/early-release.test runs this step on data.
+// test/Dialect/Muon/expand/early-release-reshape-middle.mlir has the reshape
+// in the middle of a chain. test/Run/early-release.test runs both on data.
 
 // RUN: muon-opt %s --muon-expand-step --dist-verify-spmd -o /dev/null
 // RUN: muon-opt %s --muon-report -o /dev/null | FileCheck %s --check-prefix=REPORT
@@ -28,6 +29,7 @@
 // ONE: muon.newton_schulz {{.*}} : tensor<320x320xf32>
 // ONE: dist.broadcast_batch {{.*}} axes [rep] roots [0, 1]
 
+
 dist.mesh @m [rep = 2, dp = 1]
 dist.flat_group @g on @m[dp] numel [900032, 102400]
 !a = !dist.tensor<8x112504xf32, @m, [replicate, reduced], storage = flat<@g, 0>>
@@ -41,3 +43,4 @@ func.func @step(%p0: !a, %p1: !b, %g0: !ga, %g1: !gb, %m0: !a, %m1: !b) -> (!a, 
        param_info = [#muon.param<"wide">, #muon.param<"square">]}
   return %r#0, %r#1, %r#2, %r#3 : !a, !b, !a, !b
 }
+

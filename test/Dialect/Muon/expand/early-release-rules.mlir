@@ -26,6 +26,8 @@
 // DEFAULT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 2 collective calls
 // SLOW-COUNT-3: schedule: rounds, 1 round, prefetch 1; at most 3 collective calls
 // SLOW-COUNT-2: schedule: rounds, 1 round, prefetch 1; at most 1 collective calls
+// DEFAULT: schedule: rounds, 1 round, prefetch 1; at most 0 collective calls
+// SLOW: schedule: rounds, 1 round, prefetch 1; at most 0 collective calls
 
 // Exactly at the threshold: rank 0's 8x225000 result is 7,200,000 bytes,
 // 20 us through 360 GB/s, as long as two calls' latency between nodes
@@ -103,5 +105,23 @@ func.func @flat_above(%p0: !a, %p1: !b, %g0: !ga, %g1: !gb, %m0: !a, %m1: !b) {
       momenta(%m0, %m1 : !a, !b)
       {lr = 0.02 : f64, owners = array<i64: 0, 1>, prefetch_count = 1 : i64,
        param_info = [#muon.param<"flat_above0">, #muon.param<"flat_above1">]}
+  return
+}
+
+// -----
+
+// No call after Newton-Schulz at all (pipeline stages over a one-rank
+// flat dp: every step is a reshape): nothing to release early, one group.
+dist.mesh @m [pp = 2, dp = 1]
+dist.flat_group @g on @m[dp] numel [4096, 102400]
+!a = !dist.tensor<8x512xf32, @m, [replicate, reduced], storage = flat<@g, 0>>
+!b = !dist.tensor<320x320xf32, @m, [replicate, reduced], storage = flat<@g, 1>>
+!ga = !dist.tensor<8x512xf32, @m, [replicate, partial<sum>]>
+!gb = !dist.tensor<320x320xf32, @m, [replicate, partial<sum>]>
+func.func @no_calls(%p0: !a, %p1: !b, %g0: !ga, %g1: !gb, %m0: !a, %m1: !b) {
+  %r:4 = muon.step params(%p0, %p1 : !a, !b) grads(%g0, %g1 : !ga, !gb)
+      momenta(%m0, %m1 : !a, !b)
+      {lr = 0.02 : f64, owners = array<i64: 0, 1>, prefetch_count = 1 : i64,
+       param_info = [#muon.param<"s0", stage = pp[0]>, #muon.param<"s1", stage = pp[1]>]}
   return
 }

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -27,17 +28,17 @@ struct NsGrowth {
                     ///< it is not finite)
 };
 
-/// The iteration s <- s (a_i + s^2 (b_i + s^2 c_i)) (in double) over the first
-/// min(steps, kNsGrowthIterations) iterations, `coeffs` one (a, b, c)
-/// triple for every iteration or 3 values per iteration, started from
-/// `from` + k (`to` - `from`) / 4096 for k = 0..4096: the first start
-/// whose |end| is largest (a non-finite end counting as infinite), when
-/// that is above kNsGrowthBound; nullopt when every end is within it.
-std::optional<NsGrowth> nsGrowthPastBound(llvm::ArrayRef<double> coeffs,
-                                          int64_t steps, double from,
-                                          double to);
+/// The iteration s <- s (a_i + s^2 (b_i + s^2 c_i)) (in double), one
+/// iteration per triple of `triples` (the step's first
+/// min(ns_steps, kNsGrowthIterations)), started from `from` + k (`to` -
+/// `from`) / 4096 for k = 0..4096: the first start whose |end| is largest
+/// (a non-finite end counting as infinite), when that is above
+/// kNsGrowthBound; nullopt when every end is within it.
+std::optional<NsGrowth>
+nsGrowthPastBound(llvm::ArrayRef<std::array<double, 3>> triples, double from,
+                  double to);
 
-/// How many iterations nsGrowthPastBound follows, at most.
+/// How many of a step's iterations the check follows, at most.
 constexpr int64_t kNsGrowthIterations = 100;
 /// The bound on |end| it checks (an orthogonalisation ends near 1).
 constexpr double kNsGrowthBound = 2.0;
