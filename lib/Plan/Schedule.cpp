@@ -85,7 +85,7 @@ sumPerOwner(const std::vector<size_t> &which,
 }
 } // namespace
 
-std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
+ReleaseGroups plan::releaseGroups(
     const std::vector<std::vector<size_t>> &rounds,
     const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
     const std::vector<double> &cost, const std::vector<double> &resultBytes,
@@ -181,7 +181,13 @@ std::vector<std::vector<std::vector<size_t>>> plan::releaseGroups(
                            : model.interNode;
     const Link &slow =
         &fast == &model.intraNode ? model.interNode : model.intraNode;
-    if (most / fast.bandwidth <= static_cast<double>(levels) * slow.latency)
+    // What the split can gain: E's results travel during L's
+    // Newton-Schulz, for no longer than it outlasts E's (the largest
+    // owner's work in the round against E's largest, at the model's rate).
+    double outlasts =
+        (anchor - sumPerOwner(early, owners, cost).second) / model.nsFlopRate;
+    double gain = std::min(most / fast.bandwidth, outlasts);
+    if (gain <= static_cast<double>(levels) * slow.latency)
       continue;
     groups = {std::move(early), std::move(late)};
   }
@@ -629,8 +635,7 @@ struct ScheduleEstimator::Steps {
   int64_t stackBytes = 0;
 };
 
-std::vector<std::vector<std::vector<size_t>>>
-ScheduleEstimator::releaseGroupsOf(
+ReleaseGroups ScheduleEstimator::releaseGroupsOf(
     const std::vector<std::vector<size_t>> &rounds, int64_t prefetch,
     bool batch) const {
   std::vector<RoundParam> params;
@@ -640,8 +645,8 @@ ScheduleEstimator::releaseGroupsOf(
                       steps->owned[p].ownerCoords});
     bytes.push_back(steps->owned[p].matrixBytes);
   }
-  return releaseGroups(rounds, params, steps->owners, steps->cost, bytes,
-                       steps->model, prefetch, batch);
+  return plan::releaseGroups(rounds, params, steps->owners, steps->cost, bytes,
+                             steps->model, prefetch, batch);
 }
 
 ScheduleEstimator::ScheduleEstimator(
@@ -868,13 +873,59 @@ phaseOps(const std::vector<ParamOps> &ops,
   return out;
 }
 
+std::vector<std::vector<size_t>>
+ScheduleEstimator::roundsOf(ScheduleKind kind) const {
+  return scheduleRounds(steps->owners, steps->cost,
+                        kind == ScheduleKind::Rounds, steps->stackKeys,
+                        steps->stackBytes);
+}
+
+ReleaseGroups ScheduleEstimator::chooseReleaseGroups(ScheduleKind kind,
+                                                     int64_t prefetch,
+                                                     bool batch,
+                                                     Estimate *estimate) {
+  std::vector<std::vector<size_t>> rounds = roundsOf(kind);
+  ReleaseGroups whole;
+  for (const std::vector<size_t> &round : rounds)
+    whole.push_back({round});
+  ReleaseGroups split = kind == ScheduleKind::Naive
+                            ? whole
+                            : releaseGroupsOf(rounds, prefetch, batch);
+  Estimate one = simulate(kind, prefetch, false, batch, rounds, whole);
+  if (split != whole) {
+    Estimate two = simulate(kind, prefetch, false, batch, rounds, split);
+    if (two.stepSeconds < one.stepSeconds) {
+      if (estimate)
+        *estimate = std::move(two);
+      return split;
+    }
+  }
+  if (estimate)
+    *estimate = std::move(one);
+  return whole;
+}
+
+ReleaseGroups ScheduleEstimator::releaseGroups(ScheduleKind kind,
+                                               int64_t prefetch, bool batch) {
+  return chooseReleaseGroups(kind, prefetch, batch, nullptr);
+}
+
 Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
                                      bool trace, bool batch) {
+  Estimate chosen;
+  ReleaseGroups groups = chooseReleaseGroups(kind, prefetch, batch, &chosen);
+  if (!trace)
+    return chosen;
+  return simulate(kind, prefetch, trace, batch, roundsOf(kind), groups);
+}
+
+Estimate
+ScheduleEstimator::simulate(ScheduleKind kind, int64_t prefetch, bool trace,
+                            bool batch,
+                            const std::vector<std::vector<size_t>> &rounds,
+                            const ReleaseGroups &releases) {
   int64_t numRanks = steps->mesh.numRanks();
   const std::vector<ParamOps> &ops = steps->of(kind);
-  std::vector<std::vector<size_t>> rounds =
-      scheduleRounds(steps->owners, steps->cost, kind == ScheduleKind::Rounds,
-                     steps->stackKeys, steps->stackBytes);
   Simulator sim(numRanks, trace);
 
   // Peak memory: the gathered matrices a rank orthogonalises that are alive
@@ -967,8 +1018,6 @@ Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,
     return PhaseRun{phaseOps(ops, steps->params, steps->mesh, params, afterNs,
                              /*naive=*/false, batch)};
   };
-  std::vector<std::vector<std::vector<size_t>>> releases =
-      releaseGroupsOf(rounds, prefetch, batch);
   std::vector<size_t> groups;
   for (const std::vector<std::vector<size_t>> &g : releases)
     groups.push_back(g.size());

@@ -159,20 +159,29 @@ struct CostModel {
 ///   first level after Newton-Schulz of E (plan::roundCalls, by
 ///   participants), so that waiting for that level before L's
 ///   Newton-Schulz holds up no rank of L;
-/// - the results of E's owner with the most (`resultBytes` summed over its
-///   E parameters: per parameter, what its owner orthogonalises) take
-///   longer through the faster link (more bandwidth) than E's levels of
-///   calls after Newton-Schulz take in latency on the slower one (less
-///   bandwidth; the link between nodes on a tie): splitting adds that many
-///   calls, which only results that large repay.
+/// - E has a call after Newton-Schulz, and both the time the results of
+///   E's owner with the most (`resultBytes` summed over its E parameters:
+///   per parameter, what its owner orthogonalises) take through the faster
+///   link (more bandwidth) and the time L's Newton-Schulz outlasts E's
+///   (the largest owner's cost against E's largest, at
+///   `model.nsFlopRate`) are longer than E's levels of calls after
+///   Newton-Schulz (levels of reshapes only not counted) take in latency
+///   on the slower link (less bandwidth; the link between nodes on a
+///   tie): splitting adds that many calls, and gains at most the smaller
+///   of the two.
 /// Then E's results leave while L's Newton-Schulz runs, instead of after
-/// it. `params` has one entry per parameter (indexed as in `rounds`); each
-/// group lists its parameters in index order.
-std::vector<std::vector<std::vector<size_t>>> releaseGroups(
-    const std::vector<std::vector<size_t>> &rounds,
-    const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
-    const std::vector<double> &cost, const std::vector<double> &resultBytes,
-    const CostModel &model, int64_t prefetch, bool batch);
+/// it. These are candidates: ScheduleEstimator::releaseGroups keeps them
+/// only where the estimated step is shorter. `params` has one entry per
+/// parameter (indexed as in `rounds`); each group lists its parameters in
+/// index order.
+using ReleaseGroups = std::vector<std::vector<std::vector<size_t>>>;
+ReleaseGroups releaseGroups(const std::vector<std::vector<size_t>> &rounds,
+                            const std::vector<RoundParam> &params,
+                            const std::vector<int64_t> &owners,
+                            const std::vector<double> &cost,
+                            const std::vector<double> &resultBytes,
+                            const CostModel &model, int64_t prefetch,
+                            bool batch);
 
 /// One parameter as the estimate needs it.
 struct ParamCostInput {
@@ -232,6 +241,12 @@ public:
   Estimate estimate(ScheduleKind kind, int64_t prefetch = 0,
                     bool trace = false, bool batch = true);
 
+  /// The release groups of `kind`'s rounds that estimate() simulates (and
+  /// muon-expand-step emits): plan::releaseGroups's candidates when the
+  /// step they give is estimated shorter than one group per round, else
+  /// one group per round.
+  ReleaseGroups releaseGroups(ScheduleKind kind, int64_t prefetch, bool batch);
+
   /// From now on, the Rounds estimates stack an owner's matrices as
   /// muon-expand-step{ns-stack-bytes} does: scheduleRounds with `keys` (one
   /// per parameter) and `stackBytes` (0: no stacks, the default). A stack's
@@ -257,10 +272,20 @@ public:
   double ownerPathBound();
 
 private:
-  /// releaseGroups of `rounds` of these parameters.
-  std::vector<std::vector<std::vector<size_t>>>
-  releaseGroupsOf(const std::vector<std::vector<size_t>> &rounds,
-                  int64_t prefetch, bool batch) const;
+  /// plan::releaseGroups of `rounds` of these parameters (candidates).
+  ReleaseGroups releaseGroupsOf(const std::vector<std::vector<size_t>> &rounds,
+                                int64_t prefetch, bool batch) const;
+  /// The rounds of `kind` (scheduleRounds).
+  std::vector<std::vector<size_t>> roundsOf(ScheduleKind kind) const;
+  /// releaseGroups(), and in `estimate` (when not null) the estimate of
+  /// the step with them, without a trace.
+  ReleaseGroups chooseReleaseGroups(ScheduleKind kind, int64_t prefetch,
+                                    bool batch, Estimate *estimate);
+  /// The step of `kind` over `rounds` with `releases` (one entry per
+  /// round).
+  Estimate simulate(ScheduleKind kind, int64_t prefetch, bool trace, bool batch,
+                    const std::vector<std::vector<size_t>> &rounds,
+                    const ReleaseGroups &releases);
 
   struct Steps;
   std::unique_ptr<Steps> steps;

@@ -91,7 +91,8 @@ public:
       planned[p] = plan::planSteps(facts.params[p].plan, facts.params[p].layout,
                                    facts.params[p].gradLayout, mesh(),
                                    (*step.getOwners())[p]);
-    releases = releasesOf(step, facts, rounds, planned, prefetch, batch, model);
+    releases = releasesOf(step, facts, rounds, planned, nsStackBytes, prefetch,
+                          batch, model);
     size_t r = rounds.size();
     // A round's gathers are issued together (batched where they share a
     // communicator: plan::roundCalls), then every owner orthogonalises its

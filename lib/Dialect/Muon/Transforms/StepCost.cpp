@@ -5,6 +5,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace mlir;
 using namespace ::muon::optim;
@@ -76,11 +77,11 @@ std::vector<std::vector<size_t>> muon::optim::roundsOf(StepOp step,
                               nsStackBytes);
 }
 
-std::vector<std::vector<std::vector<size_t>>>
+plan::ReleaseGroups
 muon::optim::releasesOf(StepOp step, const StepFacts &facts,
                         const std::vector<std::vector<size_t>> &rounds,
                         const std::vector<std::vector<plan::CommStep>> &steps,
-                        int64_t prefetch, bool batch,
+                        int64_t nsStackBytes, int64_t prefetch, bool batch,
                         const CostModelOptions &model) {
   std::vector<int64_t> owners = ownersOf(step);
   plan::CostModel costModel = costModelFor(step, model);
@@ -93,8 +94,23 @@ muon::optim::releasesOf(StepOp step, const StepFacts &facts,
                         f.plan, f.shape, f.layout, facts.mesh, owners[p])) *
                     costModel.bytesPerElement);
   }
-  return plan::releaseGroups(rounds, params, owners, nsCosts(step, facts),
-                             bytes, costModel, prefetch, batch);
+  plan::ReleaseGroups candidates =
+      plan::releaseGroups(rounds, params, owners, nsCosts(step, facts), bytes,
+                          costModel, prefetch, batch);
+  plan::ReleaseGroups whole;
+  for (const std::vector<size_t> &round : rounds)
+    whole.push_back({round});
+  if (candidates == whole)
+    return whole;
+  // Only where there is a candidate: the estimate simulates every rank.
+  plan::ReleaseGroups chosen =
+      estimatorOf(step, facts, nsStackBytes, model)
+          ->releaseGroups(scheduleOf(step), prefetch, batch);
+  // The estimate's rounds are these (scheduleRounds of the same owners,
+  // costs and stacks), so its groups are candidates or whole.
+  assert((chosen == candidates || chosen == whole) &&
+         "the estimate and the expansion see the same rounds");
+  return chosen == candidates ? candidates : whole;
 }
 
 /// Whether `bytes` (a whole number, held as a double) is more than

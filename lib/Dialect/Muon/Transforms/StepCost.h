@@ -46,15 +46,19 @@ estimatorOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes,
 std::vector<std::vector<size_t>>
 roundsOf(StepOp step, const StepFacts &facts, int64_t nsStackBytes = 0);
 
-/// The release groups muon-expand-step runs each of `rounds` (roundsOf) in
-/// with `prefetch` rounds ahead and `batch`ed collectives on the cost model
-/// of `model` (plan::releaseGroups, the same cost as roundsOf); `steps`:
-/// each parameter's plan::planSteps with the step's owners.
-std::vector<std::vector<std::vector<size_t>>>
+/// The release groups muon-expand-step runs each of `rounds` (roundsOf
+/// with `nsStackBytes`) in with `prefetch` rounds ahead and `batch`ed
+/// collectives on the cost model of `model`: plan::releaseGroups's
+/// candidates (the same cost as roundsOf; `steps`: each parameter's
+/// plan::planSteps with the step's owners), kept where the schedule
+/// estimate says they make the step shorter
+/// (ScheduleEstimator::releaseGroups), else one group per round.
+plan::ReleaseGroups
 releasesOf(StepOp step, const StepFacts &facts,
            const std::vector<std::vector<size_t>> &rounds,
            const std::vector<std::vector<plan::CommStep>> &steps,
-           int64_t prefetch, bool batch, const CostModelOptions &model);
+           int64_t nsStackBytes, int64_t prefetch, bool batch,
+           const CostModelOptions &model);
 
 /// Whether a prefetch_count of `k` over `rounds` rounds reaches past the
 /// last round: k keeps k + 1 rounds in flight, so from k = rounds - 1 on

@@ -2,11 +2,13 @@
 // Newton-Schulz is at most half the longest, those owners' results leave
 // first, while the others still orthogonalise. HSDP on [rep = 2, dp = 2]:
 // ranks 0 and 1 (replica 0) orthogonalise two wide 8x131072 matrices each
-// (4 MiB apiece), ranks 2 and 3 (replica 1) one 320x320 matrix each (2.9x
-// the FLOPs of the two wide ones). Replica 0's scatters involve no rank of
+// (4 MiB apiece), ranks 2 and 3 (replica 1) one 640x640 matrix each (23x
+// the FLOPs of the two wide ones: on the H100 model their Newton-Schulz
+// outlasts replica 0's by 112 us). Replica 0's scatters involve no rank of
 // replica 1, and rank 0's results (8 MiB) take longer through a 360 GB/s
-// link (23 us) than the two extra levels of calls take in latency (2 x
-// 10 us): the round runs in two release groups.
+// link (23 us, well within those 112 us) than the two extra levels of
+// calls take in latency (2 x 10 us): the round runs in two release groups
+// (estimated step 135.5 us, against 154.2 us in one).
 // test/Run/early-release.test runs this step on data.
 
 // RUN: muon-opt %s --muon-expand-step --dist-verify-spmd -o /dev/null
@@ -29,25 +31,25 @@
 // RANK2: dist.gather_batch
 // RANK2: dist.wait
 // RANK2: %[[B:.*]]:4, %[[T:.*]] = dist.broadcast_batch {{.*}} on @m axes [rep] roots [0, 0, 0, 0] : (tensor<4x131072xf32>
-// RANK2: muon.newton_schulz {{.*}} : tensor<320x320xf32>
-// RANK2: dist.scatter_batch {{.*}} : (tensor<320x320xf32>, tensor<320x320xf32>)
+// RANK2: muon.newton_schulz {{.*}} : tensor<640x640xf32>
+// RANK2: dist.scatter_batch {{.*}} : (tensor<640x640xf32>, tensor<640x640xf32>)
 // RANK2: dist.wait %[[T]]
 // RANK2: muon.apply_update {{.*}}, %[[B]]#0
-// RANK2: dist.broadcast_batch {{.*}} roots [1, 1] : (tensor<160x320xf32>
+// RANK2: dist.broadcast_batch {{.*}} roots [1, 1] : (tensor<320x640xf32>
 
 // SPLIT: dist.gather_batch {{.*}} : (tensor<4x131072xf32>
-// SPLIT: dist.gather_batch {{.*}} : (tensor<160x320xf32>
+// SPLIT: dist.gather_batch {{.*}} : (tensor<320x640xf32>
 // SPLIT: muon.newton_schulz {{.*}} : tensor<8x131072xf32>
 // SPLIT: dist.scatter_batch {{.*}} : (tensor<8x131072xf32>
 // SPLIT: dist.broadcast_batch {{.*}} : (tensor<4x131072xf32>
-// SPLIT: muon.newton_schulz {{.*}} : tensor<320x320xf32>
-// SPLIT: dist.scatter_batch {{.*}} : (tensor<320x320xf32>
-// SPLIT: dist.broadcast_batch {{.*}} : (tensor<160x320xf32>
+// SPLIT: muon.newton_schulz {{.*}} : tensor<640x640xf32>
+// SPLIT: dist.scatter_batch {{.*}} : (tensor<640x640xf32>
+// SPLIT: dist.broadcast_batch {{.*}} : (tensor<320x640xf32>
 
 // ONE: muon.newton_schulz {{.*}} : tensor<8x131072xf32>
-// ONE: muon.newton_schulz {{.*}} : tensor<320x320xf32>
+// ONE: muon.newton_schulz {{.*}} : tensor<640x640xf32>
 // ONE: dist.scatter_batch {{.*}} : (tensor<8x131072xf32>, tensor<8x131072xf32>, tensor<8x131072xf32>, tensor<8x131072xf32>)
-// ONE: dist.scatter_batch {{.*}} : (tensor<320x320xf32>
+// ONE: dist.scatter_batch {{.*}} : (tensor<640x640xf32>
 // ONE: dist.broadcast_batch {{.*}} roots [0, 0, 0, 0, 1, 1]
 
 // REPORT: schedule: rounds, 1 round, prefetch 1, 1 round releases lighter owners' results first; at most 4 collective calls per rank
@@ -56,7 +58,7 @@
 
 dist.mesh @m [rep = 2, dp = 2]
 !w = !dist.tensor<8x131072xf32, @m, [replicate, shard<0>]>
-!s = !dist.tensor<320x320xf32, @m, [replicate, shard<0>]>
+!s = !dist.tensor<640x640xf32, @m, [replicate, shard<0>]>
 func.func @step(%p0: !w, %p1: !w, %p2: !w, %p3: !w, %p4: !s, %p5: !s,
                 %g0: !w, %g1: !w, %g2: !w, %g3: !w, %g4: !s, %g5: !s,
                 %m0: !w, %m1: !w, %m2: !w, %m3: !w, %m4: !s, %m5: !s)

@@ -104,7 +104,8 @@ def MuonExpandStep : Pass<"muon-expand-step", "mlir::ModuleOp"> {
     the largest owner's Newton-Schulz) hold up none of the others and have
     results large enough on the cost model (its options below) runs in two
     release groups: their Newton-Schulz and redistributes first, then the
-    others' (docs/schedule.md, "Early release"; `plan::releaseGroups`).
+    others' (docs/schedule.md, "Early release"; `plan::releaseGroups`),
+    where the schedule estimate of the step is shorter for it.
 
     With `ns-stack-bytes = B > 0` (and rounds) the parameters whose owner
     orthogonalises one matrix (whole, or the one block of a `split`
