@@ -880,24 +880,21 @@ ScheduleEstimator::roundsOf(ScheduleKind kind) const {
                         steps->stackBytes);
 }
 
-ReleaseGroups ScheduleEstimator::chooseReleaseGroups(ScheduleKind kind,
-                                                     int64_t prefetch,
-                                                     bool batch,
-                                                     Estimate *estimate) {
-  std::vector<std::vector<size_t>> rounds = roundsOf(kind);
+ReleaseGroups ScheduleEstimator::chooseReleaseGroups(
+    ScheduleKind kind, int64_t prefetch, bool batch,
+    const std::vector<std::vector<size_t>> &rounds,
+    const ReleaseGroups &candidates, Estimate *estimate) {
   ReleaseGroups whole;
   for (const std::vector<size_t> &round : rounds)
     whole.push_back({round});
-  ReleaseGroups split = kind == ScheduleKind::Naive
-                            ? whole
-                            : releaseGroupsOf(rounds, prefetch, batch);
   Estimate one = simulate(kind, prefetch, false, batch, rounds, whole);
-  if (split != whole) {
-    Estimate two = simulate(kind, prefetch, false, batch, rounds, split);
-    if (two.stepSeconds < one.stepSeconds) {
+  if (candidates != whole) {
+    Estimate two = simulate(kind, prefetch, false, batch, rounds, candidates);
+    // Shorter by more than rounding: a split adds calls.
+    if (two.stepSeconds < one.stepSeconds * (1 - 1e-9)) {
       if (estimate)
         *estimate = std::move(two);
-      return split;
+      return candidates;
     }
   }
   if (estimate)
@@ -905,9 +902,33 @@ ReleaseGroups ScheduleEstimator::chooseReleaseGroups(ScheduleKind kind,
   return whole;
 }
 
+ReleaseGroups ScheduleEstimator::chooseReleaseGroups(ScheduleKind kind,
+                                                     int64_t prefetch,
+                                                     bool batch,
+                                                     Estimate *estimate) {
+  std::vector<std::vector<size_t>> rounds = roundsOf(kind);
+  ReleaseGroups candidates;
+  if (kind == ScheduleKind::Naive)
+    for (const std::vector<size_t> &round : rounds)
+      candidates.push_back({round});
+  else
+    candidates = releaseGroupsOf(rounds, prefetch, batch);
+  return chooseReleaseGroups(kind, prefetch, batch, rounds, candidates,
+                             estimate);
+}
+
 ReleaseGroups ScheduleEstimator::releaseGroups(ScheduleKind kind,
                                                int64_t prefetch, bool batch) {
   return chooseReleaseGroups(kind, prefetch, batch, nullptr);
+}
+
+ReleaseGroups
+ScheduleEstimator::releaseGroups(ScheduleKind kind, int64_t prefetch,
+                                 bool batch,
+                                 const std::vector<std::vector<size_t>> &rounds,
+                                 const ReleaseGroups &candidates) {
+  return chooseReleaseGroups(kind, prefetch, batch, rounds, candidates,
+                             nullptr);
 }
 
 Estimate ScheduleEstimator::estimate(ScheduleKind kind, int64_t prefetch,

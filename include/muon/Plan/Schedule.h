@@ -246,6 +246,12 @@ public:
   /// step they give is estimated shorter than one group per round, else
   /// one group per round.
   ReleaseGroups releaseGroups(ScheduleKind kind, int64_t prefetch, bool batch);
+  /// The same choice between `candidates` (one entry per round of
+  /// `rounds`) and one group per round, over the caller's own rounds
+  /// (muon-expand-step's: what it emits is what is simulated).
+  ReleaseGroups releaseGroups(ScheduleKind kind, int64_t prefetch, bool batch,
+                              const std::vector<std::vector<size_t>> &rounds,
+                              const ReleaseGroups &candidates);
 
   /// From now on, the Rounds estimates stack an owner's matrices as
   /// muon-expand-step{ns-stack-bytes} does: scheduleRounds with `keys` (one
@@ -277,10 +283,16 @@ private:
                                 int64_t prefetch, bool batch) const;
   /// The rounds of `kind` (scheduleRounds).
   std::vector<std::vector<size_t>> roundsOf(ScheduleKind kind) const;
-  /// releaseGroups(), and in `estimate` (when not null) the estimate of
-  /// the step with them, without a trace.
+  /// releaseGroups(): `candidates` when the step is estimated shorter with
+  /// them (by more than a relative 1e-9), else one group per round; in
+  /// `estimate` (when not null) the estimate of the step with them, without
+  /// a trace.
   ReleaseGroups chooseReleaseGroups(ScheduleKind kind, int64_t prefetch,
                                     bool batch, Estimate *estimate);
+  ReleaseGroups
+  chooseReleaseGroups(ScheduleKind kind, int64_t prefetch, bool batch,
+                      const std::vector<std::vector<size_t>> &rounds,
+                      const ReleaseGroups &candidates, Estimate *estimate);
   /// The step of `kind` over `rounds` with `releases` (one entry per
   /// round).
   Estimate simulate(ScheduleKind kind, int64_t prefetch, bool trace, bool batch,

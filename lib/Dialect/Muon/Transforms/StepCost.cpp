@@ -5,7 +5,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <cassert>
 
 using namespace mlir;
 using namespace ::muon::optim;
@@ -102,15 +101,10 @@ muon::optim::releasesOf(StepOp step, const StepFacts &facts,
     whole.push_back({round});
   if (candidates == whole)
     return whole;
-  // Only where there is a candidate: the estimate simulates every rank.
-  plan::ReleaseGroups chosen =
-      estimatorOf(step, facts, nsStackBytes, model)
-          ->releaseGroups(scheduleOf(step), prefetch, batch);
-  // The estimate's rounds are these (scheduleRounds of the same owners,
-  // costs and stacks), so its groups are candidates or whole.
-  assert((chosen == candidates || chosen == whole) &&
-         "the estimate and the expansion see the same rounds");
-  return chosen == candidates ? candidates : whole;
+  // Only where there is a candidate: the estimate simulates every rank,
+  // over these rounds and candidates (what the expansion emits).
+  return estimatorOf(step, facts, nsStackBytes, model)
+      ->releaseGroups(scheduleOf(step), prefetch, batch, rounds, candidates);
 }
 
 /// Whether `bytes` (a whole number, held as a double) is more than

@@ -11,6 +11,31 @@
 
 // RUN: muon-opt %s --split-input-file --muon-report -o /dev/null | FileCheck %s --check-prefix=DEFAULT
 // RUN: muon-opt %s --split-input-file --muon-expand-step --dist-verify-spmd -o /dev/null
+// The expansion makes the report's choice (it asks the same estimate):
+// RUN: muon-opt %s --split-input-file --muon-expand-step | FileCheck %s --check-prefix=EXPAND
+// RUN: muon-opt %s --split-input-file --muon-expand-step=intra-node-latency-us=20 | FileCheck %s --check-prefix=EXPAND-INTRA
+
+// One group: both results in one broadcast batch after both Newton-Schulz.
+// Split: the early result's broadcast before the other Newton-Schulz.
+// EXPAND-LABEL: func.func @at
+// EXPAND: dist.broadcast_batch {{.*}} roots [0, 1]
+// EXPAND-LABEL: func.func @above
+// EXPAND: muon.newton_schulz {{.*}} : tensor<8x225008xf32>
+// EXPAND: dist.broadcast {{.*}} root 0
+// EXPAND: muon.newton_schulz {{.*}} : tensor<640x640xf32>
+// EXPAND-LABEL: func.func @flat_above
+// EXPAND: muon.newton_schulz {{.*}} : tensor<8x112504xf32>
+// EXPAND: dist.broadcast {{.*}} root 0
+// EXPAND: muon.newton_schulz {{.*}} : tensor<320x320xf32>
+// EXPAND-LABEL: func.func @outlasts_more
+// EXPAND-NOT: dist.broadcast {{.*}} root 0
+// EXPAND: dist.broadcast_batch {{.*}} roots [0, 1]
+// EXPAND-INTRA-LABEL: func.func @above
+// EXPAND-INTRA: muon.newton_schulz {{.*}} : tensor<8x225008xf32>
+// EXPAND-INTRA: dist.broadcast {{.*}} root 0
+// EXPAND-INTRA-LABEL: func.func @flat_above
+// EXPAND-INTRA-NOT: dist.broadcast {{.*}} root 0
+// EXPAND-INTRA: dist.broadcast_batch {{.*}} roots [0, 1]
 
 // The latency the rule takes is the slower link's: 20 us between nodes
 // doubles the threshold (14.4 MB) and no round is a candidate. 20 us in a
