@@ -887,6 +887,8 @@ ReleaseGroups ScheduleEstimator::chooseReleaseGroups(
   ReleaseGroups whole;
   for (const std::vector<size_t> &round : rounds)
     whole.push_back({round});
+  if (candidates == whole && !estimate)
+    return whole;
   Estimate one = simulate(kind, prefetch, false, batch, rounds, whole);
   if (candidates != whole) {
     Estimate two = simulate(kind, prefetch, false, batch, rounds, candidates);
