@@ -853,7 +853,7 @@ private:
 /// of the normalised matrix near 1 (nsGrowthPastBound): over [0, 1] they
 /// diverge in any precision; with bf16, one rounding above 1 (which the
 /// rounding of X reaches) is checked too, where unsafe schedules diverge
-/// (docs/running.md).
+/// (docs/muon-dialect.md, "Coefficients that diverge").
 void warnIfNsDiverges(StepOp step) {
   int64_t steps = std::min<int64_t>(step.getNsSteps(), kNsGrowthIterations);
   SmallVector<std::array<double, 3>> triples;
