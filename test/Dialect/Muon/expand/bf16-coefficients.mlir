@@ -1,8 +1,10 @@
 // Newton-Schulz coefficients that diverge (docs/muon-dialect.md,
-// "Coefficients that diverge"): muon-expand-step warns at a step when the iteration
-// s <- a s + b s^3 + c s^5, started in [0, 1], or with ns_dtype = bf16 in
-// [1, 1 + 2^-8] (one bf16 rounding above the unit interval), ends above 2
-// within the first 100 iterations. It still expands the step.
+// "Coefficients that diverge"): muon-expand-step warns at a step when the
+// iteration s <- a s + b s^3 + c s^5, started in [0, 1], or with
+// ns_dtype = bf16 in [1, 1 + 2^-8] (one bf16 rounding above the unit
+// interval), ends with |s| above 2 (or not finite) within the first 100
+// iterations. It still expands the step, with no op printed after the
+// warning.
 // RUN: muon-opt %s --split-input-file --muon-expand-step --verify-diagnostics -o /dev/null
 // RUN: muon-opt %s --split-input-file --muon-expand-step 2>&1 | FileCheck %s
 // CHECK-NOT: see current operation
