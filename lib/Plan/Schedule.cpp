@@ -85,6 +85,14 @@ sumPerOwner(const std::vector<size_t> &which,
 }
 } // namespace
 
+ReleaseGroups
+plan::oneGroupPerRound(const std::vector<std::vector<size_t>> &rounds) {
+  ReleaseGroups groups;
+  for (const std::vector<size_t> &round : rounds)
+    groups.push_back({round});
+  return groups;
+}
+
 ReleaseGroups plan::releaseGroups(
     const std::vector<std::vector<size_t>> &rounds,
     const std::vector<RoundParam> &params, const std::vector<int64_t> &owners,
@@ -884,9 +892,7 @@ ReleaseGroups ScheduleEstimator::chooseReleaseGroups(
     ScheduleKind kind, int64_t prefetch, bool batch,
     const std::vector<std::vector<size_t>> &rounds,
     const ReleaseGroups &candidates, Estimate *estimate) {
-  ReleaseGroups whole;
-  for (const std::vector<size_t> &round : rounds)
-    whole.push_back({round});
+  ReleaseGroups whole = oneGroupPerRound(rounds);
   if (candidates == whole && !estimate)
     return whole;
   Estimate one = simulate(kind, prefetch, false, batch, rounds, whole);
@@ -909,12 +915,9 @@ ReleaseGroups ScheduleEstimator::chooseReleaseGroups(ScheduleKind kind,
                                                      bool batch,
                                                      Estimate *estimate) {
   std::vector<std::vector<size_t>> rounds = roundsOf(kind);
-  ReleaseGroups candidates;
-  if (kind == ScheduleKind::Naive)
-    for (const std::vector<size_t> &round : rounds)
-      candidates.push_back({round});
-  else
-    candidates = releaseGroupsOf(rounds, prefetch, batch);
+  ReleaseGroups candidates = kind == ScheduleKind::Naive
+                                 ? oneGroupPerRound(rounds)
+                                 : releaseGroupsOf(rounds, prefetch, batch);
   return chooseReleaseGroups(kind, prefetch, batch, rounds, candidates,
                              estimate);
 }

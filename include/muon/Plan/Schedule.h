@@ -175,6 +175,10 @@ struct CostModel {
 /// parameter (indexed as in `rounds`); each group lists its parameters in
 /// index order.
 using ReleaseGroups = std::vector<std::vector<std::vector<size_t>>>;
+
+/// Each of `rounds` as one release group.
+ReleaseGroups oneGroupPerRound(const std::vector<std::vector<size_t>> &rounds);
+
 ReleaseGroups releaseGroups(const std::vector<std::vector<size_t>> &rounds,
                             const std::vector<RoundParam> &params,
                             const std::vector<int64_t> &owners,

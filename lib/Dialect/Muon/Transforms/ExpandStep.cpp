@@ -25,8 +25,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -848,47 +846,6 @@ private:
     return {all};
   }
 };
-
-/// A warning at a step whose coefficients do not keep the singular values
-/// of the normalised matrix near 1 (nsGrowthPastBound): over [0, 1] they
-/// diverge in any precision; with bf16, one rounding above 1 (which the
-/// rounding of X reaches) is checked too, where unsafe schedules diverge
-/// (docs/muon-dialect.md, "Coefficients that diverge").
-void warnIfNsDiverges(StepOp step) {
-  int64_t steps = std::min<int64_t>(step.getNsSteps(), kNsGrowthIterations);
-  SmallVector<std::array<double, 3>> triples;
-  for (int64_t i = 0; i < steps; ++i)
-    triples.push_back(step.getCoeffsOf(i));
-  bool bf16 = step.getNsElementType().isBF16();
-  std::optional<NsGrowth> g = nsGrowthPastBound(triples, 0.0, 1.0);
-  if (!g && bf16)
-    g = nsGrowthPastBound(triples, 1.0, 1.0 + std::ldexp(1.0, -8));
-  if (!g)
-    return;
-  // At the step's location, without the step printed after it.
-  InFlightDiagnostic d = mlir::emitWarning(step.getLoc());
-  if (g->start > 1.0)
-    d << "ns_coeffs may diverge with ns_dtype = bf16: a singular value of "
-      << llvm::formatv("{0:F4}", g->start)
-      << " (normalisation gives at most 1; bf16 rounding of X reaches 1 + "
-         "2^-8 = 1.0039)";
-  else
-    d << "ns_coeffs diverge: a singular value of "
-      << llvm::formatv("{0:F4}", g->start) << " after normalisation";
-  d << " ends at ";
-  if (!std::isfinite(g->end))
-    d << "infinity";
-  else
-    d << llvm::formatv("{0:e2}", g->end);
-  d << " after " << steps << " iterations";
-  if (g->start > 1.0)
-    d << "; use coefficients with a safety margin (Polar Express: every "
-         "triple but the last as (a/1.01, b/1.01^3, c/1.01^5)) or ns_dtype "
-         "= f32";
-  else
-    d << "; an orthogonalisation takes every singular value in [0, 1] "
-         "towards 1";
-}
 
 struct MuonExpandStepPass
     : public ::muon::optim::impl::MuonExpandStepBase<MuonExpandStepPass> {

@@ -96,11 +96,8 @@ muon::optim::releasesOf(StepOp step, const StepFacts &facts,
   plan::ReleaseGroups candidates =
       plan::releaseGroups(rounds, params, owners, nsCosts(step, facts), bytes,
                           costModel, prefetch, batch);
-  plan::ReleaseGroups whole;
-  for (const std::vector<size_t> &round : rounds)
-    whole.push_back({round});
-  if (candidates == whole)
-    return whole;
+  if (candidates == plan::oneGroupPerRound(rounds))
+    return candidates;
   // Only where there is a candidate: the estimate simulates every rank,
   // over these rounds and candidates (what the expansion emits).
   return estimatorOf(step, facts, nsStackBytes, model)

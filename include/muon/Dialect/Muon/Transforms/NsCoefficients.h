@@ -12,6 +12,8 @@
 #ifndef MUON_DIALECT_MUON_TRANSFORMS_NSCOEFFICIENTS_H
 #define MUON_DIALECT_MUON_TRANSFORMS_NSCOEFFICIENTS_H
 
+#include "muon/Dialect/Muon/IR/MuonOps.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <array>
@@ -42,6 +44,14 @@ nsGrowthPastBound(llvm::ArrayRef<std::array<double, 3>> triples, double from,
 constexpr int64_t kNsGrowthIterations = 100;
 /// The bound on |end| it checks (an orthogonalisation ends near 1).
 constexpr double kNsGrowthBound = 2.0;
+
+/// A warning at `step` when its coefficients do not keep the singular
+/// values of the normalised matrix near 1 (nsGrowthPastBound over its
+/// first kNsGrowthIterations triples): over [0, 1] they diverge in any
+/// precision; with bf16, one rounding above 1 (which the rounding of X
+/// reaches) is checked too, where unsafe schedules diverge
+/// (docs/muon-dialect.md, "Coefficients that diverge").
+void warnIfNsDiverges(StepOp step);
 
 } // namespace optim
 } // namespace muon
